@@ -1,0 +1,163 @@
+/* libmgb: the runtime linked into programs rewritten by mgb-rewrite.
+ *
+ * This header is the contract between the rewriter (which inserts these calls) and the runtime.
+ * Everything here can be called from .cu files compiled by nvcc and from plain C++.
+ *
+ * Three kinds of call:
+ *  - task probes (mgb_task_begin / mgb_task_end) around a GPU task the rewriter bound statically;
+ *  - drop-in replacements mgb_cudaX for CUDA runtime calls that touch device memory, streams,
+ *    events or the device choice. Each behaves exactly like cudaX for ordinary arguments (same
+ *    signature, same return codes), and additionally
+ *      * inside a task: checks allocations against the task's reservation (the guard), growing
+ *        the reservation through mgbd before allocating past it;
+ *      * outside any task: hands out stand-in pointers/handles and records the operation (the
+ *        lazy layer), to be replayed on the GPU mgbd chooses at the next launch that uses them;
+ *  - mgb_launch_prepare + mgb_arg around a kernel launch the rewriter could not bind statically:
+ *    prepare places (or grows) the lazy task owning the launch's stand-ins and replays their
+ *    recorded operations; mgb_arg / mgb_stream turn stand-ins into the real values.
+ *
+ * Environment: MGB_SOCKET (mgbd's socket, default /tmp/mgbd.sock), MGB_UNMANAGED (what to do when
+ * mgbd is not reachable; see docs/runtime.md).
+ */
+#ifndef MGB_RUNTIME_MGB_H
+#define MGB_RUNTIME_MGB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mgb_dim3 {
+  unsigned x, y, z;
+} mgb_dim3;
+
+/* A task handle; 0 means "no task" (the program runs unmanaged). */
+typedef uint64_t mgb_task;
+
+/* ---- task probes (static binding) ------------------------------------------------------------ */
+
+/* Begins a GPU task needing memory_bytes of device memory whose widest launch is grid x block.
+ * kernel (may be NULL) is the host stub of one of its kernels, for registers and shared memory.
+ * site is "file:line" for messages. Returns once mgbd placed the task; the chosen GPU is then the
+ * current device of the calling thread. Tasks nest: an inner begin joins the outer task. */
+mgb_task mgb_task_begin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block, const void *kernel,
+                        const char *site);
+
+/* Ends a task: waits for the device work the task issued, then releases its reservation. */
+void mgb_task_end(mgb_task task);
+
+/* ---- drop-in CUDA replacements (guard + lazy layer) -------------------------------------------- */
+
+cudaError_t mgb_cudaMalloc(void **ptr, size_t bytes);
+cudaError_t mgb_cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height);
+cudaError_t mgb_cudaMallocManaged(void **ptr, size_t bytes, unsigned int flags);
+cudaError_t mgb_cudaFree(void *ptr);
+cudaError_t mgb_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t mgb_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                cudaStream_t stream);
+cudaError_t mgb_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                             size_t height, enum cudaMemcpyKind kind);
+cudaError_t mgb_cudaMemset(void *ptr, int value, size_t count);
+cudaError_t mgb_cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream);
+cudaError_t mgb_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                                   enum cudaMemcpyKind kind);
+cudaError_t mgb_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                     enum cudaMemcpyKind kind);
+cudaError_t mgb_cudaStreamCreate(cudaStream_t *stream);
+cudaError_t mgb_cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
+cudaError_t mgb_cudaStreamDestroy(cudaStream_t stream);
+cudaError_t mgb_cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t mgb_cudaEventCreate(cudaEvent_t *event);
+cudaError_t mgb_cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
+cudaError_t mgb_cudaEventSynchronize(cudaEvent_t event);
+cudaError_t mgb_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t mgb_cudaEventDestroy(cudaEvent_t event);
+cudaError_t mgb_cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
+/* The program's own device choice is recorded but does not move work: mgbd picks the GPU. */
+cudaError_t mgb_cudaSetDevice(int device);
+cudaError_t mgb_cudaDeviceSynchronize(void);
+
+/* ---- lazy launches ----------------------------------------------------------------------------- */
+
+/* Places the lazy task owning the stand-ins among args[0..nargs) (pointers to the launch's
+ * argument values, as cudaLaunchKernel takes them, each arg_sizes[i] bytes), replays their recorded
+ * operations on its GPU and makes that GPU current. Arguments holding no stand-in are ignored. */
+cudaError_t mgb_launch_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel, const char *site,
+                               int nargs, const void *const *args, const size_t *arg_sizes);
+
+/* The real device address behind a stand-in (the pointer itself when it is none). */
+void *mgb_real_ptr(const void *ptr);
+/* Replaces every pointer-aligned word of bytes[0..size) that is a stand-in by its real address. */
+void mgb_translate_words(void *bytes, size_t size);
+/* The real stream behind a stand-in stream on the current device. */
+cudaStream_t mgb_real_stream(cudaStream_t stream);
+
+#ifdef __cplusplus
+} /* extern "C" */
+
+/* ---- C++ conveniences for rewritten sources ---------------------------------------------------- */
+#include <type_traits>
+
+#if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__) || defined(__VECTOR_TYPES_H__)
+/* grid/block expressions are dim3 or integers; dim3 converts from both. */
+inline mgb_dim3 mgb_dim(dim3 d) { return mgb_dim3{d.x, d.y, d.z}; }
+#endif
+
+template <class T>
+inline cudaError_t mgb_cudaMalloc(T **ptr, size_t bytes) {
+  return mgb_cudaMalloc(reinterpret_cast<void **>(ptr), bytes);
+}
+template <class T>
+inline cudaError_t mgb_cudaMallocPitch(T **ptr, size_t *pitch, size_t width, size_t height) {
+  return mgb_cudaMallocPitch(reinterpret_cast<void **>(ptr), pitch, width, height);
+}
+template <class T>
+inline cudaError_t mgb_cudaMallocManaged(T **ptr, size_t bytes,
+                                         unsigned int flags = cudaMemAttachGlobal) {
+  return mgb_cudaMallocManaged(reinterpret_cast<void **>(ptr), bytes, flags);
+}
+/* cudaMemcpyToSymbol(symbol, ...) takes the symbol by reference in CUDA's C++ API. */
+template <class T>
+inline cudaError_t mgb_cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count,
+                                          size_t offset = 0,
+                                          cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  return mgb_cudaMemcpyToSymbol(reinterpret_cast<const void *>(&symbol), src, count, offset, kind);
+}
+template <class T>
+inline cudaError_t mgb_cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count,
+                                            size_t offset = 0,
+                                            cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  return mgb_cudaMemcpyFromSymbol(dst, reinterpret_cast<const void *>(&symbol), count, offset, kind);
+}
+
+/* The value a kernel argument must have: stand-in pointers become real ones; a trivially copyable
+ * struct gets every stand-in pointer inside it replaced (a translated copy). */
+template <class T>
+inline T mgb_arg(const T &value) {
+  if constexpr (std::is_pointer_v<T>) {
+    return static_cast<T>(mgb_real_ptr(reinterpret_cast<const void *>(value)));
+  } else if constexpr (std::is_trivially_copyable_v<T> && sizeof(T) >= sizeof(void *)) {
+    T copy = value;
+    mgb_translate_words(&copy, sizeof(T));
+    return copy;
+  } else {
+    return value;
+  }
+}
+
+/* mgb_prepare(grid, block, kernel, site, args...): mgb_launch_prepare with the arguments' values. */
+template <class... Args>
+inline cudaError_t mgb_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel, const char *site,
+                               const Args &...args) {
+  const void *values[sizeof...(Args) + 1] = {static_cast<const void *>(&args)..., nullptr};
+  const size_t sizes[sizeof...(Args) + 1] = {sizeof(Args)..., 0};
+  return mgb_launch_prepare(grid, block, kernel, site, static_cast<int>(sizeof...(Args)), values,
+                            sizes);
+}
+#endif /* __cplusplus */
+
+#endif /* MGB_RUNTIME_MGB_H */

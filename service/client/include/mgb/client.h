@@ -1,0 +1,91 @@
+// mgb::Client: a blocking C++ client of mgbd, shared by libmgb (runtime/) and the `mgb` command line.
+// One Client is one session: constructing it opens the session (Attach), destroying it ends it.
+#ifndef MGB_SERVICE_CLIENT_MGB_CLIENT_H
+#define MGB_SERVICE_CLIENT_MGB_CLIENT_H
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace mgb::v1 {
+class StatusReply;
+}
+
+namespace mgb {
+
+// The socket clients use when neither --socket nor MGB_SOCKET names one.
+inline constexpr const char *kDefaultSocket = "/tmp/mgbd.sock";
+// MGB_SOCKET if set and non-empty, else kDefaultSocket.
+std::string SocketFromEnvironment();
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+struct LaunchShape {
+  Dim3 grid;
+  Dim3 block;
+  uint32_t registers_per_thread = 0;    // 0 = unknown
+  uint32_t shared_bytes_per_block = 0;  // 0 = unknown or none
+};
+
+struct Placement {
+  uint64_t task_id = 0;
+  uint32_t gpu_index = 0;
+  std::string gpu_name;
+  std::string gpu_uuid;    // empty for GPUs from a config file
+  std::string pci_bus_id;  // empty for GPUs from a config file
+};
+
+struct SessionDetails {
+  std::string session_id;
+  std::string policy;
+  std::string mps_pipe_directory;  // empty without MPS
+  uint64_t context_reserve_bytes = 0;
+};
+
+using Deadline = std::optional<std::chrono::system_clock::time_point>;
+
+class Client {
+ public:
+  // Connects to mgbd at socket_path and opens a session; fails (UNAVAILABLE, naming the socket)
+  // within connect_timeout when mgbd is not there, never hangs.
+  static absl::StatusOr<std::unique_ptr<Client>> Connect(
+      const std::string &socket_path, int64_t pid, const std::string &program,
+      std::chrono::milliseconds connect_timeout = std::chrono::milliseconds(2000));
+
+  virtual ~Client();  // ends the session: mgbd releases what it still holds
+
+  const SessionDetails &session() const;
+
+  // Blocks until mgbd placed the task (or the deadline passed: DEADLINE_EXCEEDED).
+  absl::StatusOr<Placement> TaskBegin(uint64_t memory_bytes, const LaunchShape &shape,
+                                      const std::string &label, Deadline deadline = std::nullopt);
+  // Blocks until the task's GPU has extra_bytes more for it; returns the new reservation.
+  absl::StatusOr<uint64_t> TaskGrow(uint64_t task_id, uint64_t extra_bytes,
+                                    Deadline deadline = std::nullopt);
+  absl::Status TaskUsage(uint64_t task_id, uint64_t allocated_bytes);
+  absl::Status TaskEnd(uint64_t task_id);
+
+  absl::StatusOr<v1::StatusReply> Status();
+
+  // A client of its own for tools that only read Status (no session is opened).
+  static absl::StatusOr<v1::StatusReply> StatusAt(const std::string &socket_path,
+                                                  std::chrono::milliseconds timeout =
+                                                      std::chrono::milliseconds(2000));
+
+  Client(const Client &) = delete;
+  Client &operator=(const Client &) = delete;
+
+ protected:
+  Client() = default;
+};
+
+}  // namespace mgb
+
+#endif  // MGB_SERVICE_CLIENT_MGB_CLIENT_H
