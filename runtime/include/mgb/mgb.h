@@ -71,7 +71,11 @@ cudaError_t mgb_cudaStreamCreate(cudaStream_t *stream);
 cudaError_t mgb_cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
 cudaError_t mgb_cudaStreamDestroy(cudaStream_t stream);
 cudaError_t mgb_cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t mgb_cudaStreamQuery(cudaStream_t stream);
+cudaError_t mgb_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
 cudaError_t mgb_cudaEventCreate(cudaEvent_t *event);
+cudaError_t mgb_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+cudaError_t mgb_cudaEventQuery(cudaEvent_t event);
 cudaError_t mgb_cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
 cudaError_t mgb_cudaEventSynchronize(cudaEvent_t event);
 cudaError_t mgb_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
@@ -80,6 +84,12 @@ cudaError_t mgb_cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
 /* The program's own device choice is recorded but does not move work: mgbd picks the GPU. */
 cudaError_t mgb_cudaSetDevice(int device);
 cudaError_t mgb_cudaDeviceSynchronize(void);
+
+/* cudaLaunchKernel with stand-ins in args translated and a stand-in stream made real; when no task
+ * is current it prepares the lazy task first (as mgb_launch_prepare does, with arg sizes unknown:
+ * only pointer-sized arguments are inspected). */
+cudaError_t mgb_cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                 size_t shared_bytes, cudaStream_t stream);
 
 /* ---- lazy launches ----------------------------------------------------------------------------- */
 
@@ -102,10 +112,8 @@ cudaStream_t mgb_real_stream(cudaStream_t stream);
 /* ---- C++ conveniences for rewritten sources ---------------------------------------------------- */
 #include <type_traits>
 
-#if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__) || defined(__VECTOR_TYPES_H__)
 /* grid/block expressions are dim3 or integers; dim3 converts from both. */
 inline mgb_dim3 mgb_dim(dim3 d) { return mgb_dim3{d.x, d.y, d.z}; }
-#endif
 
 template <class T>
 inline cudaError_t mgb_cudaMalloc(T **ptr, size_t bytes) {

@@ -1,0 +1,226 @@
+// Shared helpers of the workload suite: argument parsing, error checks, kernel timing, seeded
+// generators usable on host and device, and the parseable output lines the batch runner reads.
+// Plain CUDA on purpose: these programs are later built through mgb-nvcc, which rewrites them.
+#ifndef MGB_EXAMPLES_WORKLOADS_WORKLOAD_COMMON_CUH
+#define MGB_EXAMPLES_WORKLOADS_WORKLOAD_COMMON_CUH
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+// Every CUDA call goes through this: the message names the call site and CUDA's error string
+// ("out of memory" for cudaErrorMemoryAllocation), which is what `mgb batch` looks for.
+#define CUDA_CHECK(call)                                                                       \
+  do {                                                                                         \
+    cudaError_t cuda_check_err_ = (call);                                                      \
+    if (cuda_check_err_ != cudaSuccess) {                                                      \
+      std::fprintf(stderr, "CUDA error at %s:%d: %s (%s)\n", __FILE__, __LINE__,               \
+                   cudaGetErrorString(cuda_check_err_), #call);                                \
+      std::printf("MGB_RESULT FAIL reason=cuda_error\n");                                      \
+      std::exit(2);                                                                            \
+    }                                                                                          \
+  } while (0)
+
+#define KERNEL_CHECK() CUDA_CHECK(cudaGetLastError())
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct WorkloadOptions {
+  double gb = 1.0;          // target device footprint in GiB
+  long iters = 0;           // workload-specific repetition count; 0 = the workload's default
+  uint64_t seed = 1;
+  bool dry_run = false;     // print the size plan and exit without touching the GPU
+  int samples = 16;         // how many sampled regions the CPU reference checks
+};
+
+inline void PrintUsage(const char* prog, const char* what, const char* iters_meaning) {
+  std::printf(
+      "usage: %s [--gb N] [--iters N] [--seed N] [--samples N] [--dry-run] [--help]\n"
+      "  %s\n"
+      "  --gb N       device memory footprint in GiB (fractions allowed, e.g. 0.1)\n"
+      "  --iters N    %s\n"
+      "  --seed N     input generator seed (default 1)\n"
+      "  --samples N  sampled regions checked against the CPU reference (default 16)\n"
+      "  --dry-run    print the size plan without touching the GPU\n"
+      "Prints MGB_PLAN, MGB_KERNEL_MS name=<k> ms=<total> launches=<n>, MGB_RESULT PASS|FAIL.\n",
+      prog, what, iters_meaning);
+}
+
+// Parses the common options; exits 0 on --help and 1 on bad input (naming the argument).
+inline WorkloadOptions ParseWorkloadOptions(int argc, char** argv, const char* what,
+                                            const char* iters_meaning) {
+  WorkloadOptions opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s: %s needs a value\n", argv[0], name);
+        std::exit(1);
+      }
+      return argv[++i];
+    };
+    auto number = [&](const char* name) -> double {
+      const char* text = value(name);
+      char* end = nullptr;
+      double v = std::strtod(text, &end);
+      if (end == text || *end != '\0' || !(v >= 0)) {
+        std::fprintf(stderr, "%s: %s must be a non-negative number, got '%s'\n", argv[0], name,
+                     text);
+        std::exit(1);
+      }
+      return v;
+    };
+    if (arg == "--help" || arg == "-h") {
+      PrintUsage(argv[0], what, iters_meaning);
+      std::exit(0);
+    } else if (arg == "--gb") {
+      opt.gb = number("--gb");
+    } else if (arg == "--iters") {
+      opt.iters = static_cast<long>(number("--iters"));
+    } else if (arg == "--seed") {
+      opt.seed = static_cast<uint64_t>(number("--seed"));
+    } else if (arg == "--samples") {
+      opt.samples = std::max(1, static_cast<int>(number("--samples")));
+    } else if (arg == "--dry-run") {
+      opt.dry_run = true;
+    } else {
+      std::fprintf(stderr, "%s: unknown argument '%s' (try --help)\n", argv[0], arg.c_str());
+      std::exit(1);
+    }
+  }
+  if (opt.gb < 0.001 || opt.gb > 4096) {
+    std::fprintf(stderr, "%s: --gb must be between 0.001 and 4096, got %g\n", argv[0], opt.gb);
+    std::exit(1);
+  }
+  return opt;
+}
+
+inline void PrintPlan(const char* workload, const WorkloadOptions& opt, size_t bytes,
+                      const std::string& shape) {
+  std::printf("MGB_PLAN workload=%s gb_requested=%.3f bytes=%zu footprint_gib=%.3f iters=%ld %s\n",
+              workload, opt.gb, bytes, bytes / kGiB, opt.iters, shape.c_str());
+  std::fflush(stdout);
+}
+
+// ---- seeded generators: pure functions of (seed, index), identical on host and device, so the
+// CPU reference can regenerate any input element without a host copy of the whole input. ----
+__host__ __device__ inline uint64_t Mix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+__host__ __device__ inline uint64_t Hash2(uint64_t seed, uint64_t index) {
+  return Mix64(Mix64(seed) ^ index);
+}
+// Uniform in [0, 1) with 24 bits.
+__host__ __device__ inline float UnitFloat(uint64_t h) {
+  return static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
+}
+
+// ---- kernel timing with CUDA events; one accumulator per kernel name ----
+class KernelTimers {
+ public:
+  KernelTimers() {
+    CUDA_CHECK(cudaEventCreate(&start_));
+    CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~KernelTimers() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  KernelTimers(const KernelTimers&) = delete;
+  KernelTimers& operator=(const KernelTimers&) = delete;
+
+  void Begin(const char* name) {
+    current_ = name;
+    CUDA_CHECK(cudaEventRecord(start_, 0));
+  }
+  // Ends the interval opened by Begin: checks the launch, waits for it and adds its time.
+  void End() {
+    KERNEL_CHECK();
+    CUDA_CHECK(cudaEventRecord(stop_, 0));
+    CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    Entry& e = Find(current_);
+    e.ms += ms;
+    e.launches += 1;
+  }
+  void Print() const {
+    for (const Entry& e : entries_) {
+      std::printf("MGB_KERNEL_MS name=%s ms=%.3f launches=%ld\n", e.name.c_str(), e.ms,
+                  e.launches);
+    }
+    std::fflush(stdout);
+  }
+  double TotalMs() const {
+    double total = 0;
+    for (const Entry& e : entries_) total += e.ms;
+    return total;
+  }
+
+ private:
+  struct Entry {
+    std::string name;
+    double ms = 0;
+    long launches = 0;
+  };
+  Entry& Find(const std::string& name) {
+    for (Entry& e : entries_) {
+      if (e.name == name) return e;
+    }
+    entries_.push_back(Entry{name, 0, 0});
+    return entries_.back();
+  }
+  cudaEvent_t start_{};
+  cudaEvent_t stop_{};
+  std::string current_;
+  std::vector<Entry> entries_;
+};
+
+// Wall clock for the whole run (host phases included).
+inline double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Runs body(begin, end) over [0, n) on a few host threads (input generation, CPU references).
+template <typename Body>
+void ParallelFor(size_t n, Body body) {
+  unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  if (n < 4096) threads = 1;
+  std::vector<std::thread> pool;
+  size_t chunk = (n + threads - 1) / threads;
+  for (unsigned t = 0; t < threads; ++t) {
+    size_t begin = t * chunk;
+    size_t end = std::min(n, begin + chunk);
+    if (begin >= end) break;
+    pool.emplace_back([=] { body(begin, end); });
+  }
+  for (std::thread& th : pool) th.join();
+}
+
+inline int Finish(const char* workload, bool pass, const KernelTimers& timers, double wall_s,
+                  const std::string& detail) {
+  timers.Print();
+  std::printf("MGB_RESULT %s workload=%s wall_s=%.2f kernel_ms=%.1f %s\n", pass ? "PASS" : "FAIL",
+              workload, wall_s, timers.TotalMs(), detail.c_str());
+  std::fflush(stdout);
+  return pass ? 0 : 1;
+}
+
+// Grid size for grid-stride kernels: enough blocks to fill the GPU, capped so it fits a launch.
+inline unsigned BlocksFor(size_t n, unsigned threads) {
+  size_t blocks = (n + threads - 1) / threads;
+  return static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(blocks, 1u << 20)));
+}
+
+#endif  // MGB_EXAMPLES_WORKLOADS_WORKLOAD_COMMON_CUH

@@ -1,0 +1,72 @@
+#include "ApiCallRenamer.h"
+
+#include "CudaApi.h"
+#include "SourceText.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/PrettyPrinter.h"
+#include "clang/Lex/Lexer.h"
+
+namespace mgb::rewriter {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+void ApiCallRenamer::registerMatchers(MatchFinder &finder) {
+  finder.addMatcher(callExpr(unless(cudaKernelCallExpr())).bind("call"), this);
+}
+
+void ApiCallRenamer::run(const MatchFinder::MatchResult &result) {
+  const auto *call = result.Nodes.getNodeAs<CallExpr>("call");
+  const SourceManager &SM = *result.SourceManager;
+  bool rewritten = false;
+  llvm::StringRef name = cudaNameOfCallee(call, &rewritten);
+  if (name.empty() || rewritten)
+    return;
+  const Expr *callee = call->getCallee()->IgnoreParenImpCasts();
+  SourceLocation nameLoc;
+  bool isTemplateOverload = false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(callee)) {
+    nameLoc = DRE->getLocation();
+    if (const auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl()))
+      isTemplateOverload = FD->getPrimaryTemplate() != nullptr;
+  } else if (const auto *U = dyn_cast<UnresolvedLookupExpr>(callee)) {
+    nameLoc = U->getNameLoc();
+  } else {
+    return;
+  }
+  SourceLocation expansion = SM.getExpansionLoc(nameLoc);
+  if (!edits_.isEditable(expansion, SM))
+    return;
+  // The callee token where it is spelled: the file, a macro argument, or a project macro's body.
+  SourceLocation spelling = SM.getSpellingLoc(nameLoc);
+  std::string twin = ("mgb_" + name).str();
+  unsigned length = Lexer::MeasureTokenLength(spelling, SM, result.Context->getLangOpts());
+  if (!edits_.replace(CharSourceRange::getCharRange(spelling, spelling.getLocWithOffset(length)),
+                      twin, SM)) {
+    // Spelled where it cannot be edited (token pasting, a system macro): `#define` fallback.
+    OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getFileID(expansion));
+    if (entry)
+      edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+    return;
+  }
+  // mgb_ twins declare no default arguments: spell out the ones the call relies on.
+  std::string defaults;
+  PrintingPolicy policy(result.Context->getLangOpts());
+  for (const Expr *arg : call->arguments())
+    if (const auto *D = dyn_cast<CXXDefaultArgExpr>(arg)) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      D->getExpr()->printPretty(os, nullptr, policy);
+      defaults += ", " + os.str();
+    }
+  if (!defaults.empty())
+    edits_.insert(SM.getSpellingLoc(call->getRParenLoc()), defaults, SM);
+  // CUDA's cudaLaunchKernel<T>(const T *func, ...) takes the kernel itself; mgb's takes a pointer.
+  if (name == "cudaLaunchKernel" && (isTemplateOverload || isa<UnresolvedLookupExpr>(callee)) &&
+      call->getNumArgs() > 0)
+    if (auto r = editableRange(call->getArg(0)->getSourceRange(), SM, result.Context->getLangOpts()))
+      edits_.insert(r->getBegin(), "(const void *)", SM);
+}
+
+} // namespace mgb::rewriter

@@ -1,0 +1,106 @@
+#include "CudaApi.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Path.h"
+
+namespace mgb::rewriter {
+namespace {
+
+const llvm::StringMap<OpKind> &twins() {
+  static const llvm::StringMap<OpKind> table = {
+      {"cudaMalloc", OpKind::Alloc},
+      {"cudaMallocPitch", OpKind::Alloc},
+      {"cudaMallocManaged", OpKind::Alloc},
+      {"cudaFree", OpKind::Free},
+      {"cudaMemcpy", OpKind::Copy},
+      {"cudaMemcpyAsync", OpKind::Copy},
+      {"cudaMemcpy2D", OpKind::Copy},
+      {"cudaMemcpyToSymbol", OpKind::Copy},
+      {"cudaMemcpyFromSymbol", OpKind::Copy},
+      {"cudaMemset", OpKind::Set},
+      {"cudaMemsetAsync", OpKind::Set},
+      {"cudaStreamCreate", OpKind::Other},
+      {"cudaStreamCreateWithFlags", OpKind::Other},
+      {"cudaStreamDestroy", OpKind::Other},
+      {"cudaStreamSynchronize", OpKind::Other},
+      {"cudaStreamQuery", OpKind::Other},
+      {"cudaStreamWaitEvent", OpKind::Other},
+      {"cudaEventCreate", OpKind::Other},
+      {"cudaEventCreateWithFlags", OpKind::Other},
+      {"cudaEventQuery", OpKind::Other},
+      {"cudaEventRecord", OpKind::Other},
+      {"cudaEventSynchronize", OpKind::Other},
+      {"cudaEventElapsedTime", OpKind::Other},
+      {"cudaEventDestroy", OpKind::Other},
+      {"cudaDeviceSetLimit", OpKind::Other},
+      {"cudaSetDevice", OpKind::Other},
+      {"cudaDeviceSynchronize", OpKind::Other},
+      {"cudaLaunchKernel", OpKind::Other},
+  };
+  return table;
+}
+
+} // namespace
+
+std::optional<OpKind> cudaOpKind(llvm::StringRef name) {
+  auto it = twins().find(name);
+  if (it == twins().end())
+    return std::nullopt;
+  return it->second;
+}
+
+bool isCudaRuntimeDecl(const clang::Decl *D) {
+  if (!D)
+    return false;
+  const clang::SourceManager &SM = D->getASTContext().getSourceManager();
+  clang::SourceLocation loc = SM.getExpansionLoc(D->getLocation());
+  if (!SM.isInSystemHeader(loc))
+    return false;
+  llvm::StringRef file = llvm::sys::path::filename(SM.getFilename(loc));
+  return file == "cuda_runtime_api.h" || file == "cuda_runtime.h";
+}
+
+llvm::StringRef cudaNameOfCallee(const clang::CallExpr *call, bool *alreadyRewritten) {
+  if (alreadyRewritten)
+    *alreadyRewritten = false;
+  const clang::Expr *callee = call->getCallee()->IgnoreParenImpCasts();
+  // Inside templates a call with dependent arguments names an unresolved overload set.
+  if (const auto *U = llvm::dyn_cast<clang::UnresolvedLookupExpr>(callee)) {
+    if (!U->getName().isIdentifier())
+      return {};
+    llvm::StringRef name = U->getName().getAsIdentifierInfo()->getName();
+    if (name.consume_front("mgb_")) {
+      if (alreadyRewritten)
+        *alreadyRewritten = true;
+      return cudaOpKind(name) ? name : llvm::StringRef();
+    }
+    for (const clang::NamedDecl *D : U->decls())
+      if (isCudaRuntimeDecl(D->getUnderlyingDecl()) && cudaOpKind(name))
+        return name;
+    return {};
+  }
+  const clang::FunctionDecl *FD = call->getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return {};
+  llvm::StringRef name = FD->getName();
+  if (name.consume_front("mgb_")) {
+    if (alreadyRewritten)
+      *alreadyRewritten = true;
+    return cudaOpKind(name) ? name : llvm::StringRef();
+  }
+  if (!cudaOpKind(name))
+    return {};
+  const clang::FunctionDecl *pattern = FD->getPrimaryTemplate()
+                                           ? FD->getPrimaryTemplate()->getTemplatedDecl()
+                                           : FD;
+  return isCudaRuntimeDecl(pattern) ? name : llvm::StringRef();
+}
+
+bool isMgbProbeName(llvm::StringRef name) {
+  return name == "mgb_task_begin" || name == "mgb_task_end" || name == "mgb_prepare" ||
+         name == "mgb_launch_prepare";
+}
+
+} // namespace mgb::rewriter

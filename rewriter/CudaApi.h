@@ -1,0 +1,30 @@
+// The CUDA runtime functions mgb-rewrite knows: which have an mgb_ twin in mgb.h and what they do
+// to device memory.
+#ifndef MGB_REWRITER_CUDAAPI_H
+#define MGB_REWRITER_CUDAAPI_H
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace mgb::rewriter {
+
+enum class OpKind { Alloc, Free, Copy, Set, Other };
+
+// The kind of a CUDA runtime function by name ("cudaMalloc"), or nullopt when it has no mgb_ twin.
+std::optional<OpKind> cudaOpKind(llvm::StringRef name);
+
+// True when D is declared by the CUDA runtime headers (cuda_runtime_api.h / cuda_runtime.h): the C
+// functions and the C++ template overloads alike. A user's own cudaMalloc is not CUDA's.
+bool isCudaRuntimeDecl(const clang::Decl *D);
+
+// The CUDA name behind a call's callee: "cudaMalloc" for CUDA's cudaMalloc and for an already
+// rewritten mgb_cudaMalloc (so that rewritten code is still understood); empty otherwise.
+llvm::StringRef cudaNameOfCallee(const clang::CallExpr *call, bool *alreadyRewritten = nullptr);
+
+// mgb.h probe names whose presence in a function means it was rewritten already.
+bool isMgbProbeName(llvm::StringRef name);
+
+} // namespace mgb::rewriter
+
+#endif // MGB_REWRITER_CUDAAPI_H

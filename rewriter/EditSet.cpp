@@ -1,0 +1,79 @@
+#include "EditSet.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+namespace mgb::rewriter {
+
+using namespace clang;
+
+std::string EditSet::canonicalPath(llvm::StringRef path) {
+  llvm::SmallString<256> real;
+  if (!llvm::sys::fs::real_path(path, real))
+    return std::string(real);
+  llvm::SmallString<256> abs(path);
+  llvm::sys::fs::make_absolute(abs);
+  llvm::sys::path::remove_dots(abs, true);
+  return std::string(abs);
+}
+
+bool EditSet::isEditable(SourceLocation loc, const SourceManager &SM) const {
+  if (loc.isInvalid() || loc.isMacroID() || SM.isInSystemHeader(loc))
+    return false;
+  OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getFileID(loc));
+  if (!entry)
+    return false;
+  std::string path = canonicalPath(entry->getName());
+  return llvm::StringRef(path).starts_with(root_ + "/") || path == root_;
+}
+
+bool EditSet::insert(SourceLocation loc, llvm::StringRef text, const SourceManager &SM) {
+  return replace(CharSourceRange::getCharRange(loc, loc), text, SM);
+}
+
+bool EditSet::replace(CharSourceRange range, llvm::StringRef text, const SourceManager &SM) {
+  SourceLocation b = range.getBegin(), e = range.getEnd();
+  if (!isEditable(b, SM) || !isEditable(e, SM) || SM.getFileID(b) != SM.getFileID(e))
+    return false;
+  std::string file = canonicalPath(SM.getFileEntryRefForID(SM.getFileID(b))->getName());
+  Edit edit{SM.getFileOffset(b), SM.getFileOffset(e) - SM.getFileOffset(b), text.str()};
+  edits_[file].emplace(std::move(edit), sequence_++);
+  return true;
+}
+
+std::vector<std::string> EditSet::files() const {
+  std::vector<std::string> out;
+  for (const auto &[file, edits] : edits_)
+    out.push_back(file);
+  return out;
+}
+
+llvm::Expected<tooling::Replacements> EditSet::replacementsFor(const std::string &file) const {
+  tooling::Replacements result;
+  auto it = edits_.find(file);
+  if (it == edits_.end())
+    return result;
+  std::vector<std::pair<Edit, unsigned>> ordered(it->second.begin(), it->second.end());
+  // Equal offsets: insertions first, in the order they were made (an opening brace before the
+  // probe it encloses), then the replacement.
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto &a, const auto &b) {
+    return std::tuple(a.first.offset, a.first.length, a.second) <
+           std::tuple(b.first.offset, b.first.length, b.second);
+  });
+  for (size_t i = 0; i < ordered.size();) {
+    Edit merged = ordered[i].first;
+    size_t j = i + 1;
+    while (merged.length == 0 && j < ordered.size() && ordered[j].first.offset == merged.offset &&
+           ordered[j].first.length == 0)
+      merged.text += ordered[j++].first.text;
+    if (llvm::Error err =
+            result.add(tooling::Replacement(file, merged.offset, merged.length, merged.text)))
+      return err;
+    i = j;
+  }
+  return result;
+}
+
+} // namespace mgb::rewriter

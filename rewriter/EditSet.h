@@ -1,0 +1,61 @@
+// The edits of one run, per file: deduplicated (a header included by several translation units
+// gets the same edits from each) and kept in the order they were made at equal offsets.
+#ifndef MGB_REWRITER_EDITSET_H
+#define MGB_REWRITER_EDITSET_H
+
+#include "clang/Basic/SourceManager.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+namespace mgb::rewriter {
+
+class EditSet {
+public:
+  // root: only files under this directory (and not system headers) are edited.
+  explicit EditSet(std::string root) : root_(std::move(root)) {}
+
+  bool isEditable(clang::SourceLocation loc, const clang::SourceManager &SM) const;
+
+  // Both return false (and do nothing) when the location is not in an editable file.
+  bool insert(clang::SourceLocation loc, llvm::StringRef text, const clang::SourceManager &SM);
+  bool replace(clang::CharSourceRange range, llvm::StringRef text,
+               const clang::SourceManager &SM);
+
+  // Files with at least one edit, and the edits as clang Replacements.
+  std::vector<std::string> files() const;
+  llvm::Expected<clang::tooling::Replacements> replacementsFor(const std::string &file) const;
+  bool hasEdits(const std::string &file) const { return edits_.count(file) != 0; }
+
+  // Per-file flags shared by the callbacks of one file (include added, macro fallbacks).
+  std::set<std::string> &macroFallbacks(const std::string &file) { return fallbacks_[file]; }
+  const std::map<std::string, std::set<std::string>> &allMacroFallbacks() const {
+    return fallbacks_;
+  }
+  int nextTaskNumber(const std::string &file) { return ++taskCounters_[file]; }
+  void resetTaskNumbers() { taskCounters_.clear(); }
+
+  static std::string canonicalPath(llvm::StringRef path);
+
+private:
+  struct Edit {
+    unsigned offset, length;
+    std::string text;
+    bool operator<(const Edit &o) const {
+      return std::tie(offset, length, text) < std::tie(o.offset, o.length, o.text);
+    }
+  };
+  std::string root_;
+  unsigned sequence_ = 0;
+  std::map<std::string, std::map<Edit, unsigned>> edits_; // edit -> first time it was made
+  std::map<std::string, std::set<std::string>> fallbacks_;
+  std::map<std::string, int> taskCounters_;
+};
+
+} // namespace mgb::rewriter
+
+#endif // MGB_REWRITER_EDITSET_H

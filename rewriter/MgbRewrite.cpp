@@ -1,0 +1,199 @@
+#include "MgbRewrite.h"
+
+#include "ApiCallRenamer.h"
+#include "FunctionTaskCallback.h"
+#include "LaunchSpacingFS.h"
+
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+
+#ifndef MGB_SHIM_DIR
+#error "MGB_SHIM_DIR must point at rewriter/shim"
+#endif
+#ifndef MGB_CLANG_RESOURCE_DIR
+#error "MGB_CLANG_RESOURCE_DIR must be clang-19's resource directory"
+#endif
+#ifndef MGB_RUNTIME_INCLUDE
+#error "MGB_RUNTIME_INCLUDE must point at runtime/include"
+#endif
+#ifndef MGB_CUDA_PATH
+#define MGB_CUDA_PATH "/usr/local/cuda"
+#endif
+
+namespace mgb::rewriter {
+
+using namespace clang;
+
+std::vector<std::string> cudaParseArguments() {
+  return {"-x", "cuda", "--cuda-host-only", "--cuda-path=" MGB_CUDA_PATH, "-nocudalib",
+          "-Wno-unknown-cuda-version", "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
+          "--cuda-gpu-arch=sm_90", "-isystem", MGB_SHIM_DIR,
+          // Rewritten sources include <mgb/mgb.h>: rewriting them again must parse.
+          "-idirafter", MGB_RUNTIME_INCLUDE};
+}
+
+tooling::ArgumentsAdjuster cudaArgumentsAdjuster() {
+  return [](const tooling::CommandLineArguments &args, llvm::StringRef) {
+    tooling::CommandLineArguments out;
+    if (args.empty())
+      return out;
+    out.push_back(args.front());
+    for (const std::string &flag : cudaParseArguments())
+      out.push_back(flag);
+    static const char *withValue[] = {"-I", "-D", "-U", "-isystem", "-include", "-iquote"};
+    static const char *sourceExts[] = {".cu", ".cpp", ".cc", ".cxx", ".c", ".C"};
+    for (size_t i = 1; i < args.size(); ++i) {
+      llvm::StringRef a = args[i];
+      bool kept = false;
+      for (const char *prefix : withValue)
+        if (a == prefix && i + 1 < args.size()) {
+          out.push_back(args[i]);
+          out.push_back(args[++i]);
+          kept = true;
+          break;
+        } else if (a.starts_with(prefix) && a != prefix) {
+          out.push_back(args[i]);
+          kept = true;
+          break;
+        }
+      if (kept)
+        continue;
+      if (a.starts_with("-std=") || a.starts_with("--std=")) {
+        out.push_back(("-std=" + a.split('=').second).str());
+      } else if (a == "-fsyntax-only" || a.starts_with("-W") || a == "-w") {
+        out.push_back(args[i]);
+      } else if (!a.starts_with("-")) {
+        for (const char *ext : sourceExts)
+          if (a.ends_with(ext)) {
+            out.push_back(args[i]);
+            break;
+          }
+      }
+    }
+    return out;
+  };
+}
+
+std::string commonRoot(const std::vector<std::string> &files) {
+  std::string root;
+  for (const std::string &f : files) {
+    std::string dir = llvm::sys::path::parent_path(EditSet::canonicalPath(f)).str();
+    if (root.empty()) {
+      root = dir;
+      continue;
+    }
+    while (!root.empty() && !(llvm::StringRef(dir + "/").starts_with(root + "/")))
+      root = llvm::sys::path::parent_path(root).str();
+  }
+  return root.empty() ? "/" : root;
+}
+
+std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks) {
+  std::string block;
+  static const llvm::Regex included("^[ \t]*#[ \t]*include[ \t]*<mgb/mgb\\.h>",
+                                    llvm::Regex::Newline);
+  if (!included.match(content))
+    block += "#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n";
+  for (const std::string &name : fallbacks) {
+    std::string def = "#define " + name + " mgb_" + name + "\n";
+    if (!content.starts_with(def) && !content.contains("\n" + def))
+      block += "/* mgb: " + name + " is called inside a macro mgb-rewrite cannot edit */\n" + def;
+  }
+  if (block.empty())
+    return content.str();
+  // After the leading comments (license, file description), before the first line of code.
+  size_t pos = 0;
+  for (;;) {
+    size_t next = content.find_first_not_of(" \t\r\n", pos);
+    if (next == llvm::StringRef::npos)
+      break;
+    if (content.substr(next).starts_with("//")) {
+      pos = content.find('\n', next);
+      pos = pos == llvm::StringRef::npos ? content.size() : pos + 1;
+    } else if (content.substr(next).starts_with("/*")) {
+      size_t close = content.find("*/", next + 2);
+      if (close == llvm::StringRef::npos)
+        break;
+      pos = content.find('\n', close);
+      pos = pos == llvm::StringRef::npos ? content.size() : pos + 1;
+    } else {
+      pos = content.rfind('\n', next) == llvm::StringRef::npos ? 0 : content.rfind('\n', next) + 1;
+      break;
+    }
+  }
+  return (content.substr(0, pos) + block + content.substr(pos)).str();
+}
+
+RewriteSession::RewriteSession(std::string root,
+                               llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs)
+    : explainStream_(explain_), warningStream_(warnings_), edits_(std::move(root)),
+      fs_(std::move(fs)), renamer_(std::make_unique<ApiCallRenamer>(edits_)),
+      tasks_(std::make_unique<FunctionTaskCallback>(edits_, explainStream_, warningStream_)) {
+  renamer_->registerMatchers(finder_);
+  tasks_->registerMatchers(finder_);
+}
+
+RewriteSession::~RewriteSession() = default;
+
+int RewriteSession::run(const tooling::CompilationDatabase &db,
+                        const std::vector<std::string> &sources) {
+  tooling::ClangTool tool(db, sources, std::make_shared<PCHContainerOperations>(),
+                          makeLaunchSpacingFS(fs_));
+  tool.appendArgumentsAdjuster(cudaArgumentsAdjuster());
+  return tool.run(tooling::newFrontendActionFactory(&finder_).get());
+}
+
+llvm::Expected<std::vector<FileResult>>
+RewriteSession::results(const std::vector<std::string> &sources) {
+  std::vector<std::string> files;
+  for (const std::string &s : sources)
+    files.push_back(EditSet::canonicalPath(s));
+  for (const std::string &f : edits_.files())
+    if (std::find(files.begin(), files.end(), f) == files.end())
+      files.push_back(f);
+  for (const auto &[f, names] : edits_.allMacroFallbacks())
+    if (std::find(files.begin(), files.end(), f) == files.end())
+      files.push_back(f);
+  std::vector<FileResult> out;
+  for (const std::string &f : files) {
+    auto buffer = fs_->getBufferForFile(f);
+    if (!buffer)
+      return llvm::createStringError(buffer.getError(), "cannot read %s", f.c_str());
+    FileResult r{f, (*buffer)->getBuffer().str(), ""};
+    llvm::Expected<tooling::Replacements> reps = edits_.replacementsFor(f);
+    if (!reps)
+      return reps.takeError();
+    llvm::Expected<std::string> applied = tooling::applyAllReplacements(r.original, *reps);
+    if (!applied)
+      return applied.takeError();
+    bool changed = *applied != r.original || edits_.allMacroFallbacks().count(f);
+    r.rewritten = changed ? insertInclude(*applied, edits_.macroFallbacks(f)) : *applied;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+llvm::Expected<std::string> rewriteCode(llvm::StringRef code, llvm::StringRef fileName,
+                                        std::string *explain) {
+  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  overlay->pushOverlay(memory);
+  std::string path = ("/mgb-test/" + fileName).str();
+  memory->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(code));
+  tooling::FixedCompilationDatabase db("/", {});
+  RewriteSession session("/mgb-test", overlay);
+  if (session.run(db, {path}) != 0)
+    return llvm::createStringError(std::errc::invalid_argument, "%s does not parse",
+                                   path.c_str());
+  if (explain)
+    *explain = session.explanation();
+  llvm::Expected<std::vector<FileResult>> results = session.results({path});
+  if (!results)
+    return results.takeError();
+  return results->front().rewritten;
+}
+
+} // namespace mgb::rewriter

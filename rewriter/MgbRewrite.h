@@ -1,0 +1,71 @@
+// mgb-rewrite as a library: run the rewrite over translation units and get the new file texts.
+// The tool (tool/MgbRewriteMain.cpp) only parses options and writes files.
+#ifndef MGB_REWRITER_MGBREWRITE_H
+#define MGB_REWRITER_MGBREWRITE_H
+
+#include "EditSet.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mgb::rewriter {
+
+class ApiCallRenamer;
+class FunctionTaskCallback;
+
+struct FileResult {
+  std::string path;      // canonical path of the original
+  std::string original;  // text before
+  std::string rewritten; // text after (== original when nothing changed)
+};
+
+// The flags clang 19 needs to parse CUDA 13 sources host-side (shim, resource dir, CUDA path),
+// and an adjuster that keeps only the preprocessor/language flags of an nvcc command line.
+std::vector<std::string> cudaParseArguments();
+clang::tooling::ArgumentsAdjuster cudaArgumentsAdjuster();
+
+// The deepest directory holding every file (the default --root).
+std::string commonRoot(const std::vector<std::string> &files);
+
+// `#include <mgb/mgb.h>` (once) and the macro fallbacks near the top of a rewritten file.
+std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks);
+
+class RewriteSession {
+public:
+  // root: files under it may be rewritten. fs: what sources are read from (the real file system
+  // unless a test supplies one).
+  RewriteSession(std::string root, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs);
+  ~RewriteSession();
+
+  // Runs over the sources; returns the tool's status (non-zero: a source did not parse).
+  int run(const clang::tooling::CompilationDatabase &db, const std::vector<std::string> &sources);
+
+  // Every source and every edited header, with its rewritten text.
+  llvm::Expected<std::vector<FileResult>> results(const std::vector<std::string> &sources);
+
+  const std::string &explanation() const { return explain_; }
+  const std::string &warnings() const { return warnings_; }
+
+private:
+  std::string explain_, warnings_;
+  llvm::raw_string_ostream explainStream_, warningStream_;
+  EditSet edits_;
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs_;
+  clang::ast_matchers::MatchFinder finder_;
+  std::unique_ptr<ApiCallRenamer> renamer_;
+  std::unique_ptr<FunctionTaskCallback> tasks_;
+};
+
+// Rewrites one in-memory source (unit tests). Parse errors come back as an error.
+llvm::Expected<std::string> rewriteCode(llvm::StringRef code, llvm::StringRef fileName = "input.cu",
+                                        std::string *explain = nullptr);
+
+} // namespace mgb::rewriter
+
+#endif // MGB_REWRITER_MGBREWRITE_H

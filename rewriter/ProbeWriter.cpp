@@ -1,0 +1,233 @@
+#include "ProbeWriter.h"
+
+#include "SourceText.h"
+
+#include "clang/AST/ParentMap.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace mgb::rewriter {
+
+using namespace clang;
+
+namespace {
+
+class Writer {
+public:
+  Writer(const FunctionPlan &plan, const Stmt *body, ASTContext &Ctx, EditSet &edits,
+         llvm::raw_ostream &explain, llvm::raw_ostream &warnings)
+      : plan_(plan), Ctx_(Ctx), SM_(Ctx.getSourceManager()), LO_(Ctx.getLangOpts()),
+        edits_(edits), explain_(explain), warnings_(warnings),
+        parents_(const_cast<Stmt *>(body)) {}
+
+  void run() {
+    explain_ << "function " << plan_.name << " (" << siteOf(plan_.location, SM_) << ")";
+    if (plan_.alreadyRewritten) {
+      explain_ << ": already rewritten, left unchanged\n";
+      return;
+    }
+    explain_ << "\n";
+    for (const Task &T : plan_.tasks) {
+      if (T.isStatic)
+        writeStatic(T);
+      else
+        for (const Launch *L : T.launches)
+          writeLazy(*L, T.lazyReason);
+      for (const Launch *L : T.launches)
+        wrapStream(*L);
+    }
+  }
+
+private:
+  std::string file(SourceLocation loc) const {
+    OptionalFileEntryRef e = SM_.getFileEntryRefForID(SM_.getFileID(SM_.getExpansionLoc(loc)));
+    return e ? EditSet::canonicalPath(e->getName()) : "";
+  }
+
+  std::string names(const std::set<const VarDecl *> &vars) const {
+    std::vector<std::string> out;
+    for (const VarDecl *v : vars)
+      out.push_back(v->getNameAsString());
+    std::sort(out.begin(), out.end());
+    return llvm::join(out, ", ");
+  }
+
+  // ---- static tasks -------------------------------------------------------------------------------
+
+  void writeStatic(const Task &T) {
+    const Stmt *firstStmt = T.region->body_begin()[T.first];
+    const Stmt *lastStmt = T.region->body_begin()[T.last];
+    SourceLocation begin = statementBegin(firstStmt, SM_);
+    if (!edits_.isEditable(begin, SM_))
+      return;
+    int n = edits_.nextTaskNumber(file(begin));
+    std::string var = "mgb_task_" + std::to_string(n);
+    std::string indent = indentationAt(begin, SM_);
+    const Launch *firstLaunch = T.launches.front();
+    edits_.insert(begin,
+                  "mgb_task " + var + " = mgb_task_begin(" + T.sizeText + ", mgb_dim(" +
+                      T.gridText + "), mgb_dim(" + T.blockText + "), (const void *)" +
+                      T.kernelText + ", \"" + siteOf(firstLaunch->call->getBeginLoc(), SM_) +
+                      "\");\n" + indent,
+                  SM_);
+    std::string end = "mgb_task_end(" + var + ");";
+    if (!isa<ReturnStmt>(lastStmt))
+      edits_.insert(statementEnd(lastStmt, SM_, LO_), "\n" + indent + end, SM_);
+    for (const ReturnStmt *R : T.exits) {
+      edits_.insert(statementBegin(R, SM_), "{ " + end + " ", SM_);
+      edits_.insert(statementEnd(R, SM_, LO_), " }", SM_);
+    }
+    explain_ << "  task " << var << ": static\n    launches:";
+    for (const Launch *L : T.launches)
+      explain_ << " " << kernelName(*L) << "@" << siteOf(L->call->getBeginLoc(), SM_);
+    explain_ << "\n    objects: " << names(T.objects) << "\n    memory: " << T.sizeText
+             << "\n    grid: " << T.gridText << "  block: " << T.blockText
+             << "\n    region: " << siteOf(begin, SM_) << " .. "
+             << siteOf(lastStmt->getEndLoc(), SM_)
+             << (T.untilFunctionEnd ? " (memory not freed on every path: ends at function exit)"
+                                    : "")
+             << "\n";
+  }
+
+  std::string kernelName(const Launch &L) const {
+    if (const FunctionDecl *FD = L.call->getDirectCallee())
+      return FD->getNameAsString();
+    if (auto t = spelledText(L.call->getCallee(), SM_, LO_))
+      return *t;
+    return "kernel";
+  }
+
+  // ---- lazy launches ------------------------------------------------------------------------------
+
+  static bool wantsArg(const Expr *arg, ASTContext &Ctx) {
+    if (isa<CXXDefaultArgExpr>(arg))
+      return false;
+    const Expr *bare = arg->IgnoreParenCasts();
+    if (bare->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
+      return false;
+    if (const auto *CE = dyn_cast<CallExpr>(bare))
+      if (const FunctionDecl *FD = CE->getDirectCallee(); FD && FD->getName() == "mgb_arg")
+        return false;
+    QualType T = bare->getType();
+    return (T->isPointerType() || T->isDependentType() || T->isRecordType()) &&
+           !bare->HasSideEffects(Ctx, false);
+  }
+
+  void writeLazy(const Launch &L, const std::string &reason) {
+    std::string site = siteOf(L.call->getBeginLoc(), SM_);
+    explain_ << "  launch " << kernelName(L) << "@" << site << ": lazy (" << reason << ")\n";
+    // Statement form when the configuration and arguments are spelled in the file (directly or
+    // as macro arguments); otherwise the launch is edited inside its macro's definition.
+    bool inFile = fileRange(L.call->getSourceRange(), SM_, LO_) &&
+                  fileRange(L.grid->getSourceRange(), SM_, LO_) &&
+                  fileRange(L.block->getSourceRange(), SM_, LO_);
+    for (const Expr *arg : L.call->arguments())
+      if (inFile && wantsArg(arg, Ctx_))
+        inFile = fileRange(arg->getSourceRange(), SM_, LO_).has_value();
+    auto range = [&](const Expr *E) {
+      return inFile ? fileRange(E->getSourceRange(), SM_, LO_)
+                    : macroBodyRange(E->getSourceRange(), SM_, LO_);
+    };
+    std::optional<CharSourceRange> grid = range(L.grid), block = range(L.block);
+    std::optional<CharSourceRange> whole = range(L.call);
+    std::vector<std::pair<CharSourceRange, std::string>> args;
+    bool ok = grid && block && whole;
+    for (const Expr *arg : L.call->arguments()) {
+      if (!ok || !wantsArg(arg, Ctx_))
+        continue;
+      std::optional<CharSourceRange> r = range(arg);
+      ok = r.has_value();
+      if (ok)
+        args.emplace_back(*r, textOf(*r, SM_, LO_));
+    }
+    if (!ok || !edits_.isEditable(whole->getBegin(), SM_)) {
+      if (edits_.isEditable(SM_.getExpansionLoc(L.call->getBeginLoc()), SM_))
+        warnings_ << site << ": warning: mgb-rewrite could not edit this launch (spelled across "
+                  << "macros); it runs unmanaged\n";
+      return;
+    }
+    if (!inFile) // every expansion of the macro must produce the same text
+      site = siteOf(whole->getBegin(), SM_);
+    std::string prepare = "mgb_prepare(mgb_dim(" + textOf(*grid, SM_, LO_) + "), mgb_dim(" +
+                          textOf(*block, SM_, LO_) + "), (const void *)" +
+                          kernelText(L.call, SM_, LO_, !inFile) + ", \"" + site + "\"";
+    for (const auto &[r, text] : args)
+      prepare += ", " + text;
+    prepare += ")";
+    for (const auto &[r, text] : args) {
+      edits_.insert(r.getBegin(), "mgb_arg(", SM_);
+      edits_.insert(r.getEnd(), ")", SM_);
+    }
+    if (!inFile) {
+      // Launch inside a macro body: `(mgb_prepare(...), k<<<...>>>(...))` in the definition.
+      edits_.insert(whole->getBegin(), "(" + prepare + ", ", SM_);
+      edits_.insert(whole->getEnd(), ")", SM_);
+      return;
+    }
+    const Stmt *S = enclosingStatement(L.call);
+    const Stmt *P = parents_.getParent(const_cast<Stmt *>(S));
+    SourceLocation begin = statementBegin(S, SM_);
+    if (!P || isa<CompoundStmt, SwitchCase, LabelStmt>(P)) {
+      edits_.insert(begin, prepare + ";\n" + indentationAt(begin, SM_), SM_);
+    } else { // the body of an if/for/while without braces
+      edits_.insert(begin, "{ " + prepare + "; ", SM_);
+      edits_.insert(statementEnd(S, SM_, LO_), " }", SM_);
+    }
+  }
+
+  // The statement holding E that sits directly in a block or is the body of a control statement.
+  const Stmt *enclosingStatement(const Stmt *E) const {
+    const Stmt *S = E;
+    for (;;) {
+      const Stmt *P = parents_.getParent(const_cast<Stmt *>(S));
+      if (!P || isa<CompoundStmt, SwitchCase, LabelStmt>(P))
+        return S;
+      if (const auto *If = dyn_cast<IfStmt>(P); If && (If->getThen() == S || If->getElse() == S))
+        return S;
+      if (const auto *For = dyn_cast<ForStmt>(P); For && For->getBody() == S)
+        return S;
+      if (const auto *While = dyn_cast<WhileStmt>(P); While && While->getBody() == S)
+        return S;
+      if (const auto *Do = dyn_cast<DoStmt>(P); Do && Do->getBody() == S)
+        return S;
+      if (const auto *Range = dyn_cast<CXXForRangeStmt>(P); Range && Range->getBody() == S)
+        return S;
+      S = P;
+    }
+  }
+
+  void wrapStream(const Launch &L) {
+    if (!L.stream)
+      return;
+    const Expr *bare = L.stream->IgnoreParenImpCasts();
+    if (const auto *CE = dyn_cast<CallExpr>(bare))
+      if (const FunctionDecl *FD = CE->getDirectCallee();
+          FD && FD->getName() == "mgb_real_stream")
+        return;
+    std::optional<CharSourceRange> r = editableRange(L.stream->getSourceRange(), SM_, LO_);
+    if (!r || !edits_.isEditable(r->getBegin(), SM_)) {
+      warnings_ << siteOf(L.call->getBeginLoc(), SM_)
+                << ": warning: the launch's stream could not be wrapped in mgb_real_stream\n";
+      return;
+    }
+    edits_.insert(r->getBegin(), "mgb_real_stream(", SM_);
+    edits_.insert(r->getEnd(), ")", SM_);
+  }
+
+  const FunctionPlan &plan_;
+  ASTContext &Ctx_;
+  const SourceManager &SM_;
+  const LangOptions &LO_;
+  EditSet &edits_;
+  llvm::raw_ostream &explain_;
+  llvm::raw_ostream &warnings_;
+  ParentMap parents_;
+};
+
+} // namespace
+
+void writeProbes(const FunctionPlan &plan, const Stmt *body, ASTContext &Ctx, EditSet &edits,
+                 llvm::raw_ostream &explain, llvm::raw_ostream &warnings) {
+  Writer(plan, body, Ctx, edits, explain, warnings).run();
+}
+
+} // namespace mgb::rewriter

@@ -1,0 +1,71 @@
+// Task construction for one function body (the paper's Algorithm 1 on Clang's AST and CFG):
+// launches become unit tasks, unit tasks sharing memory objects merge, and each merged task is
+// either bound statically (begin/end probes placed by dominance) or left to the lazy layer.
+#ifndef MGB_REWRITER_TASKPLANNER_H
+#define MGB_REWRITER_TASKPLANNER_H
+
+#include "CudaApi.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mgb::rewriter {
+
+// One kernel launch `k<<<grid, block[, shared[, stream]]>>>(args)`.
+struct Launch {
+  const clang::CUDAKernelCallExpr *call = nullptr;
+  const clang::Expr *grid = nullptr, *block = nullptr, *stream = nullptr; // stream: if explicit
+  std::vector<const clang::VarDecl *> objects; // local device pointers it uses
+  std::string lazyReason;                     // non-empty: this launch alone forces lazy
+};
+
+// A CUDA runtime call on device memory (allocation, copy, set, free).
+struct MemOp {
+  const clang::CallExpr *call = nullptr;
+  OpKind kind = OpKind::Other;
+  const clang::VarDecl *object = nullptr; // the local pointer it allocates/uses, if traceable
+  std::vector<const clang::Expr *> sizeFactors; // allocation size (product of factors)
+};
+
+// A merged task: static (probes) or lazy (mgb_prepare before each launch).
+struct Task {
+  bool isStatic = false;
+  std::string lazyReason;
+  std::vector<const Launch *> launches;
+  std::set<const clang::VarDecl *> objects;
+  std::vector<const MemOp *> ops;
+  // Static placement: statements region->body()[first..last] are the task.
+  const clang::CompoundStmt *region = nullptr;
+  size_t first = 0, last = 0;
+  bool untilFunctionEnd = false;          // memory not freed on every path
+  std::vector<const clang::ReturnStmt *> exits; // returns inside the region (end goes before)
+  std::string sizeText, gridText, blockText, kernelText;
+};
+
+struct FunctionPlan {
+  std::string name;
+  clang::SourceLocation location;
+  bool alreadyRewritten = false; // holds mgb probes: left alone (idempotence)
+  bool isMain = false;
+  std::vector<Launch> launches;
+  std::vector<MemOp> ops;
+  std::vector<Task> tasks;
+};
+
+// Plans the tasks of one function (or lambda) body. Never fails: what cannot be proven goes lazy.
+FunctionPlan planFunction(const clang::FunctionDecl *FD, const clang::Stmt *body,
+                          clang::ASTContext &Ctx);
+
+// The kernel expression text for `(const void *)K`: the callee as spelled, or "nullptr" when it
+// cannot be named (a template whose arguments are deduced).
+std::string kernelText(const clang::CUDAKernelCallExpr *call, const clang::SourceManager &SM,
+                       const clang::LangOptions &LO, bool inMacroBody);
+
+} // namespace mgb::rewriter
+
+#endif // MGB_REWRITER_TASKPLANNER_H

@@ -1,0 +1,170 @@
+// mgb-rewrite: wraps the GPU tasks of CUDA sources in libmgb probes.
+//   mgb-rewrite [options] FILES... -- COMPILER_FLAGS      or      mgb-rewrite -p BUILD_DIR FILES...
+#include "MgbRewrite.h"
+
+#include "clang/Tooling/CommonOptionsParser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fstream>
+#include <sstream>
+
+using namespace llvm;
+using mgb::rewriter::FileResult;
+
+namespace {
+
+cl::OptionCategory category("mgb-rewrite options");
+
+cl::opt<std::string> outputDir("o", cl::desc("Directory for rewritten files (default mgb-out)"),
+                               cl::value_desc("dir"), cl::init("mgb-out"), cl::cat(category));
+cl::opt<bool> inPlace("in-place", cl::desc("Rewrite files in place, keeping FILE.orig"),
+                      cl::cat(category));
+cl::opt<bool> check("check",
+                    cl::desc("Exit 1 and print a diff when sources are not up to date with their "
+                             "rewrite; write nothing"),
+                    cl::cat(category));
+cl::opt<bool> explain("explain", cl::desc("Print the tasks found in each function"),
+                      cl::cat(category));
+cl::opt<std::string> rootDir("root",
+                             cl::desc("Only files under this directory are rewritten (default: "
+                                      "the common directory of the sources)"),
+                             cl::value_desc("dir"), cl::cat(category));
+
+std::vector<std::string> lines(const std::string &text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    out.push_back(line);
+  return out;
+}
+
+// One-hunk unified diff (common prefix and suffix left out, 3 lines of context).
+void printDiff(const FileResult &r) {
+  std::vector<std::string> a = lines(r.original), b = lines(r.rewritten);
+  size_t prefix = 0;
+  while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix])
+    ++prefix;
+  size_t suffix = 0;
+  while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
+         a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix])
+    ++suffix;
+  size_t start = prefix > 3 ? prefix - 3 : 0;
+  size_t endA = std::min(a.size(), a.size() - suffix + 3), endB = std::min(b.size(), b.size() - suffix + 3);
+  outs() << "--- " << r.path << "\n+++ " << r.path << " (mgb-rewrite)\n";
+  outs() << "@@ -" << start + 1 << "," << endA - start << " +" << start + 1 << ","
+         << endB - start << " @@\n";
+  for (size_t i = start; i < prefix; ++i)
+    outs() << " " << a[i] << "\n";
+  for (size_t i = prefix; i < a.size() - suffix; ++i)
+    outs() << "-" << a[i] << "\n";
+  for (size_t i = prefix; i < b.size() - suffix; ++i)
+    outs() << "+" << b[i] << "\n";
+  for (size_t i = b.size() - suffix; i < endB; ++i)
+    outs() << " " << b[i] << "\n";
+}
+
+// Writes through a temporary file in the same directory and a rename: never half a file.
+bool writeAtomically(const std::string &path, const std::string &text) {
+  if (std::error_code ec = sys::fs::create_directories(sys::path::parent_path(path))) {
+    errs() << "mgb-rewrite: cannot create directory for " << path << ": " << ec.message() << "\n";
+    return false;
+  }
+  SmallString<256> temp;
+  int fd = -1;
+  if (std::error_code ec = sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temp)) {
+    errs() << "mgb-rewrite: cannot write " << path << ": " << ec.message() << "\n";
+    return false;
+  }
+  {
+    raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << text;
+    out.flush();
+    if (out.has_error()) {
+      errs() << "mgb-rewrite: cannot write " << temp << ": " << out.error().message() << "\n";
+      out.clear_error();
+      sys::fs::remove(temp);
+      return false;
+    }
+  }
+  if (std::error_code ec = sys::fs::rename(temp, path)) {
+    errs() << "mgb-rewrite: cannot rename " << temp << " to " << path << ": " << ec.message()
+           << "\n";
+    sys::fs::remove(temp);
+    return false;
+  }
+  return true;
+}
+
+std::string outputPath(const std::string &file, const std::string &root) {
+  StringRef rel(file);
+  if (!rel.consume_front(root + "/"))
+    rel = sys::path::filename(file);
+  SmallString<256> out(outputDir.getValue());
+  sys::path::append(out, rel);
+  return std::string(out);
+}
+
+} // namespace
+
+int main(int argc, const char **argv) {
+  cl::SetVersionPrinter([](raw_ostream &os) { os << "mgb-rewrite " MGB_VERSION "\n"; });
+  auto parser = clang::tooling::CommonOptionsParser::create(
+      argc, argv, category, cl::OneOrMore,
+      "Wraps the GPU tasks of CUDA sources in libmgb probes (see docs/rewriter.md).\n");
+  if (!parser) {
+    errs() << toString(parser.takeError());
+    return 2;
+  }
+  if (inPlace && check) {
+    errs() << "mgb-rewrite: --in-place and --check exclude each other\n";
+    return 2;
+  }
+  if (inPlace && outputDir.getNumOccurrences() > 0) {
+    errs() << "mgb-rewrite: --in-place and -o exclude each other\n";
+    return 2;
+  }
+  std::vector<std::string> sources = parser->getSourcePathList();
+  for (const std::string &s : sources)
+    if (!sys::fs::exists(s)) {
+      errs() << "mgb-rewrite: " << s << ": no such file\n";
+      return 2;
+    }
+  std::string root = rootDir.empty() ? mgb::rewriter::commonRoot(sources)
+                                     : mgb::rewriter::EditSet::canonicalPath(rootDir);
+  mgb::rewriter::RewriteSession session(root, vfs::getRealFileSystem());
+  if (int status = session.run(parser->getCompilations(), sources); status != 0) {
+    errs() << "mgb-rewrite: not rewritten: a source did not parse (diagnostics above)\n";
+    return 1;
+  }
+  errs() << session.warnings();
+  if (explain)
+    outs() << session.explanation();
+  Expected<std::vector<FileResult>> results = session.results(sources);
+  if (!results) {
+    errs() << "mgb-rewrite: " << toString(results.takeError()) << "\n";
+    return 1;
+  }
+  if (check) {
+    bool stale = false;
+    for (const FileResult &r : *results)
+      if (r.rewritten != r.original) {
+        printDiff(r);
+        stale = true;
+      }
+    return stale ? 1 : 0;
+  }
+  for (const FileResult &r : *results) {
+    if (inPlace) {
+      if (r.rewritten == r.original)
+        continue;
+      if (!writeAtomically(r.path + ".orig", r.original) || !writeAtomically(r.path, r.rewritten))
+        return 1;
+    } else if (!writeAtomically(outputPath(r.path, root), r.rewritten)) {
+      return 1;
+    }
+  }
+  return 0;
+}

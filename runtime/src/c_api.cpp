@@ -1,0 +1,100 @@
+// The C API of mgb.h: each function forwards to the process-wide Runtime.
+#include "mgb/mgb.h"
+
+#include "runtime.h"
+
+using mgb::runtime::Runtime;
+
+namespace {
+Runtime &R() { return Runtime::Global(); }
+}  // namespace
+
+extern "C" {
+
+mgb_task mgb_task_begin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block, const void *kernel,
+                        const char *site) {
+  return R().TaskBegin(memory_bytes, grid, block, kernel, site);
+}
+void mgb_task_end(mgb_task task) { R().TaskEnd(task); }
+
+cudaError_t mgb_cudaMalloc(void **ptr, size_t bytes) { return R().Malloc(ptr, bytes); }
+cudaError_t mgb_cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height) {
+  return R().MallocPitch(ptr, pitch, width, height);
+}
+cudaError_t mgb_cudaMallocManaged(void **ptr, size_t bytes, unsigned int flags) {
+  return R().MallocManaged(ptr, bytes, flags);
+}
+cudaError_t mgb_cudaFree(void *ptr) { return R().Free(ptr); }
+cudaError_t mgb_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+  return R().Memcpy(dst, src, count, kind, std::nullopt);
+}
+cudaError_t mgb_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                cudaStream_t stream) {
+  return R().Memcpy(dst, src, count, kind, stream);
+}
+cudaError_t mgb_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                             size_t height, enum cudaMemcpyKind kind) {
+  return R().Memcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+cudaError_t mgb_cudaMemset(void *ptr, int value, size_t count) {
+  return R().Memset(ptr, value, count, std::nullopt);
+}
+cudaError_t mgb_cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream) {
+  return R().Memset(ptr, value, count, stream);
+}
+cudaError_t mgb_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                                   enum cudaMemcpyKind kind) {
+  return R().MemcpyToSymbol(symbol, src, count, offset, kind);
+}
+cudaError_t mgb_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                     enum cudaMemcpyKind kind) {
+  return R().MemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+cudaError_t mgb_cudaStreamCreate(cudaStream_t *stream) {
+  return R().StreamCreate(stream, cudaStreamDefault);
+}
+cudaError_t mgb_cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags) {
+  return R().StreamCreate(stream, flags);
+}
+cudaError_t mgb_cudaStreamDestroy(cudaStream_t stream) { return R().StreamDestroy(stream); }
+cudaError_t mgb_cudaStreamSynchronize(cudaStream_t stream) {
+  return R().StreamSynchronize(stream);
+}
+cudaError_t mgb_cudaStreamQuery(cudaStream_t stream) { return R().StreamQuery(stream); }
+cudaError_t mgb_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  return R().StreamWaitEvent(stream, event, flags);
+}
+cudaError_t mgb_cudaEventCreate(cudaEvent_t *event) {
+  return R().EventCreate(event, cudaEventDefault);
+}
+cudaError_t mgb_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
+  return R().EventCreate(event, flags);
+}
+cudaError_t mgb_cudaEventQuery(cudaEvent_t event) { return R().EventQuery(event); }
+cudaError_t mgb_cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  return R().EventRecord(event, stream);
+}
+cudaError_t mgb_cudaEventSynchronize(cudaEvent_t event) { return R().EventSynchronize(event); }
+cudaError_t mgb_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+  return R().EventElapsedTime(ms, start, end);
+}
+cudaError_t mgb_cudaEventDestroy(cudaEvent_t event) { return R().EventDestroy(event); }
+cudaError_t mgb_cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+  return R().DeviceSetLimit(limit, value);
+}
+cudaError_t mgb_cudaSetDevice(int device) { return R().SetDevice(device); }
+cudaError_t mgb_cudaDeviceSynchronize(void) { return R().DeviceSynchronize(); }
+cudaError_t mgb_cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                 size_t shared_bytes, cudaStream_t stream) {
+  return R().LaunchKernel(func, grid, block, args, shared_bytes, stream);
+}
+
+cudaError_t mgb_launch_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel, const char *site,
+                               int nargs, const void *const *args, const size_t *arg_sizes) {
+  return R().LaunchPrepare(grid, block, kernel, site, nargs, args, arg_sizes);
+}
+void *mgb_real_ptr(const void *ptr) { return R().RealPtr(ptr); }
+void mgb_translate_words(void *bytes, size_t size) { R().TranslateWords(bytes, size); }
+cudaStream_t mgb_real_stream(cudaStream_t stream) { return R().RealStream(stream); }
+
+}  // extern "C"

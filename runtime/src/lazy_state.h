@@ -1,0 +1,85 @@
+// The records the lazy layer and the guard keep: tasks, stand-in memory objects with their queue of
+// recorded operations, and stand-in streams/events.
+#ifndef MGB_RUNTIME_SRC_LAZY_STATE_H
+#define MGB_RUNTIME_SRC_LAZY_STATE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+namespace mgb::runtime {
+
+// One GPU task placed by mgbd: static (probes) or lazy (placed at a launch using stand-ins).
+struct Task {
+  uint64_t id = 0;          // mgbd's task id, also the mgb_task handle
+  int device = 0;           // CUDA ordinal of the GPU mgbd chose
+  std::string site;         // "file:line" for messages
+  bool lazy = false;        // ends when its last bound stand-in is freed (or at exit)
+  uint64_t reserved = 0;    // bytes mgbd granted, heap included
+  uint64_t heap_bytes = 0;  // the on-device malloc heap counted in `reserved`
+  uint64_t allocated = 0;   // bytes really allocated for it
+  uint64_t pending = 0;     // bytes reserved for allocations in flight
+  int depth = 0;            // static begins (nesting) not yet ended
+  size_t objects = 0;       // stand-ins bound to it
+
+  uint64_t Budget() const { return reserved > heap_bytes ? reserved - heap_bytes : 0; }
+};
+
+struct LazyObject;
+
+// One recorded operation on stand-ins, replayed in `seq` order when its objects are bound.
+struct LazyOp {
+  enum class Kind { kCopyIn, kCopy2DIn, kMemset, kCopyObject };
+  uint64_t seq = 0;
+  Kind kind = Kind::kCopyIn;
+  LazyObject *dst = nullptr;
+  size_t dst_offset = 0;
+  LazyObject *src = nullptr;  // kCopyObject
+  size_t src_offset = 0;
+  size_t count = 0;        // bytes; for kCopy2DIn the row width
+  size_t height = 1;       // kCopy2DIn
+  size_t dst_pitch = 0;    // kCopy2DIn
+  int value = 0;           // kMemset
+  std::vector<unsigned char> bytes;   // host data captured at call time (kCopyIn, kCopy2DIn)
+  std::vector<size_t> standin_words;  // offsets in `bytes` of words that are stand-in addresses
+  bool async = false;
+  cudaStream_t stream = nullptr;      // as the program passed it (maybe a stand-in stream)
+};
+
+enum class ObjectState { kUnbound, kBinding, kBound };
+
+// A device allocation made outside any task: a stand-in range until a launch binds it.
+struct LazyObject {
+  uintptr_t base = 0;
+  size_t size = 0;
+  uint64_t seq = 0;  // creation order
+  ObjectState state = ObjectState::kUnbound;
+  bool freed = false;           // the program freed it; kept while pending ops still read it
+  uint64_t task_id = 0;         // when bound
+  void *real = nullptr;         // when bound
+  std::vector<std::shared_ptr<LazyOp>> ops;  // pending ops touching it, in seq order
+  int readers = 0;              // pending ops of other objects that read it
+};
+
+// A stand-in stream or event: one real handle per device, created where it is first used.
+struct LazyHandle {
+  bool is_event = false;
+  unsigned int flags = 0;
+  std::map<int, void *> real;  // device -> cudaStream_t / cudaEvent_t
+  int last_recorded_device = -1;  // events: where the latest record happened
+};
+
+// A real device allocation libmgb made (guarded, or a bound stand-in's memory).
+struct RealAllocation {
+  size_t size = 0;
+  uint64_t task_id = 0;  // 0: made unmanaged or outside any task
+};
+
+}  // namespace mgb::runtime
+
+#endif  // MGB_RUNTIME_SRC_LAZY_STATE_H

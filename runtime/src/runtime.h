@@ -1,0 +1,197 @@
+// Runtime: everything behind the C API of mgb.h, for one CudaApi and one mgbd session. The C API
+// forwards to Runtime::Global(); tests build their own Runtime over a fake CudaApi.
+//
+// Locking: mu_ guards every table and is never held across an mgbd call or a CUDA call that can
+// wait for the device. A stand-in being bound is in state kBinding: other threads touching it wait
+// on objects_cv_. Lazy placements (bind_mu_) are serialised within a process; static tasks on
+// different threads are not.
+#ifndef MGB_RUNTIME_SRC_RUNTIME_H
+#define MGB_RUNTIME_SRC_RUNTIME_H
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cuda_api.h"
+#include "lazy_state.h"
+#include "mgb/client.h"
+#include "mgb/mgb.h"
+#include "session.h"
+#include "standin_arena.h"
+#include "usage_reporter.h"
+
+namespace mgb::runtime {
+
+inline constexpr size_t kDefaultHeapBytes = size_t{8} << 20;  // CUDA's default malloc heap
+
+class Runtime {
+ public:
+  Runtime(CudaApi &api, SessionConfig config);
+  ~Runtime();
+  Runtime(const Runtime &) = delete;
+  Runtime &operator=(const Runtime &) = delete;
+
+  // The process-wide runtime of the C API: DefaultCudaApi() and the environment's configuration;
+  // its session ends at exit.
+  static Runtime &Global();
+
+  // ---- task probes
+  mgb_task TaskBegin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block, const void *kernel,
+                     const char *site);
+  void TaskEnd(mgb_task task);
+
+  // ---- memory
+  cudaError_t Malloc(void **ptr, size_t bytes);
+  cudaError_t MallocPitch(void **ptr, size_t *pitch, size_t width, size_t height);
+  cudaError_t MallocManaged(void **ptr, size_t bytes, unsigned int flags);
+  cudaError_t Free(void *ptr);
+  cudaError_t Memcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                     std::optional<cudaStream_t> stream);
+  cudaError_t Memcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t height, cudaMemcpyKind kind);
+  cudaError_t Memset(void *ptr, int value, size_t count, std::optional<cudaStream_t> stream);
+  cudaError_t MemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                             cudaMemcpyKind kind);
+  cudaError_t MemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                               cudaMemcpyKind kind);
+
+  // ---- streams and events (stand-in handles)
+  cudaError_t StreamCreate(cudaStream_t *stream, unsigned int flags);
+  cudaError_t StreamDestroy(cudaStream_t stream);
+  cudaError_t StreamSynchronize(cudaStream_t stream);
+  cudaError_t StreamQuery(cudaStream_t stream);
+  cudaError_t StreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+  cudaError_t EventCreate(cudaEvent_t *event, unsigned int flags);
+  cudaError_t EventRecord(cudaEvent_t event, cudaStream_t stream);
+  cudaError_t EventSynchronize(cudaEvent_t event);
+  cudaError_t EventQuery(cudaEvent_t event);
+  cudaError_t EventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+  cudaError_t EventDestroy(cudaEvent_t event);
+  cudaStream_t RealStream(cudaStream_t stream);
+
+  // ---- device
+  cudaError_t DeviceSetLimit(cudaLimit limit, size_t value);
+  cudaError_t SetDevice(int device);
+  cudaError_t DeviceSynchronize();
+
+  // ---- launches
+  cudaError_t LaunchPrepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel, const char *site,
+                            int nargs, const void *const *args, const size_t *arg_sizes);
+  cudaError_t LaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                           size_t shared_bytes, cudaStream_t stream);
+  void *RealPtr(const void *ptr);
+  void TranslateWords(void *bytes, size_t size);
+
+  // Ends every task still open and the session (at exit, or when a test's runtime goes).
+  void Shutdown();
+
+  // ---- introspection for tests and benchmarks
+  bool IsStandIn(const void *ptr) const {
+    return arena_.Contains(reinterpret_cast<uintptr_t>(ptr));
+  }
+  bool Managed() { return session_.Managed(); }
+  // The task a bound stand-in belongs to (0 if unbound or not a stand-in).
+  uint64_t TaskOf(const void *standin);
+  // The device of an open task, or -1.
+  int DeviceOfTask(uint64_t task_id);
+  uint64_t ReservedBytes(uint64_t task_id);
+  size_t OpenTasks();
+
+ private:
+  struct ThreadState {
+    std::vector<uint64_t> stack;  // static tasks begun on this thread, innermost last
+    uint64_t last_prepared = 0;   // the lazy task of this thread's latest prepared launch
+  };
+  struct Resolved {
+    LazyObject *object = nullptr;
+    size_t offset = 0;
+  };
+
+  ThreadState &Thread();
+  uint64_t CurrentTaskId();  // innermost static task of this thread, or 0
+
+  // Tasks and the guard (runtime_tasks.cpp).
+  uint64_t StartTask(uint64_t bytes, const LaunchShape &shape, const std::string &site, bool lazy);
+  void FinishTask(uint64_t task_id);
+  bool ReserveInTask(uint64_t task_id, uint64_t bytes);
+  void CommitInTask(uint64_t task_id, uint64_t reserved_bytes, uint64_t allocated_bytes);
+  void ReleaseFromTask(uint64_t task_id, uint64_t bytes);
+  void PrepareDevice(int device);
+  cudaError_t GuardedMalloc(uint64_t task_id, void **ptr, size_t bytes);
+  cudaError_t ReleaseReal(void *ptr);
+  LaunchShape ShapeOf(mgb_dim3 grid, mgb_dim3 block, const void *kernel);
+  std::string Describe(uint64_t task_id);
+
+  // The lazy layer (runtime_lazy.cpp). Functions ending in Locked need mu_ held.
+  Resolved ResolveLocked(std::unique_lock<std::mutex> &lock, const void *ptr);
+  LazyObject *NewObjectLocked(size_t bytes);
+  void RecordLocked(std::shared_ptr<LazyOp> op);
+  void DropIfDeadLocked(LazyObject *object);
+  // Binds the stand-ins (and every one their pending ops reach) to one task, placing a lazy task
+  // when none is given or current, replays their recorded ops and makes its GPU current.
+  cudaError_t Bind(std::vector<uintptr_t> standins, const LaunchShape &shape,
+                   const std::string &site, uint64_t preferred_task);
+  cudaError_t Materialize(uint64_t task_id, const std::vector<LazyObject *> &fresh,
+                          const std::vector<std::shared_ptr<LazyOp>> &ops);
+  cudaError_t Migrate(LazyObject *object, uint64_t task_id);
+  // The real address of a bound stand-in address; nullopt while it is unbound or unknown.
+  std::optional<uintptr_t> TranslateLocked(uintptr_t address);
+  // The task owning a real device address libmgb allocated (0: none or unknown).
+  uint64_t RealOwnerLocked(uintptr_t address) const;
+  // Runs `call` with stand-ins in `pointers` bound and translated, on their task's device.
+  cudaError_t WithRealPointers(std::vector<const void *> pointers, const std::string &what,
+                               const std::function<cudaError_t(const std::vector<void *> &, int)>
+                                   &call);
+  const std::vector<size_t> &ParamSizes(const void *func);
+  std::vector<uintptr_t> StandInsIn(const void *bytes, size_t size) const;
+
+  // Streams and events (runtime_streams.cpp).
+  LazyHandle *HandleLocked(const void *handle);
+  void *RealHandle(const void *handle, int device);
+  // The real stream for `stream` (maybe a stand-in) on `device`.
+  cudaStream_t StreamOn(cudaStream_t stream, int device);
+  std::optional<cudaEvent_t> RecordedEvent(cudaEvent_t event);
+  int CurrentDevice();
+
+  const uint64_t id_;  // keys this runtime's per-thread state (an address could be reused)
+  CudaApi &api_;
+  Session session_;
+  StandInArena arena_;
+
+  std::mutex bind_mu_;
+  std::mutex mu_;
+  std::condition_variable objects_cv_;
+  std::map<uint64_t, std::unique_ptr<Task>> tasks_;
+  std::map<uintptr_t, std::unique_ptr<LazyObject>> objects_;  // by stand-in base
+  std::map<uintptr_t, RealAllocation> reals_;                 // by real base
+  std::map<uintptr_t, std::unique_ptr<LazyHandle>> handles_;
+  std::map<const void *, std::vector<size_t>> param_sizes_;  // kernel -> parameter sizes
+  uint64_t next_seq_ = 1;
+
+  // Device setup shared by all tasks: limits and __constant__ data, applied to every device a task
+  // lands on (device_mu_ guards these; it may be held across the CUDA calls that apply them).
+  std::mutex device_mu_;
+  std::set<int> prepared_devices_;
+  std::map<cudaLimit, size_t> limits_;
+  struct SymbolWrite {
+    const void *symbol;
+    size_t offset;
+    std::vector<unsigned char> bytes;
+  };
+  std::vector<SymbolWrite> symbol_writes_;  // in call order; a write hides older ones it covers
+  size_t heap_bytes_ = kDefaultHeapBytes;
+
+  UsageReporter usage_{[this] { return session_.client(); }};  // last: stops first
+};
+
+}  // namespace mgb::runtime
+
+#endif  // MGB_RUNTIME_SRC_RUNTIME_H

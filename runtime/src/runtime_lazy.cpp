@@ -1,0 +1,439 @@
+// The lazy layer: stand-in objects, their recorded operations, and binding them to a task at the
+// launch that uses them (replay on the chosen GPU, then real addresses for the kernel).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "runtime.h"
+
+namespace mgb::runtime {
+
+Runtime::Resolved Runtime::ResolveLocked(std::unique_lock<std::mutex> &lock, const void *ptr) {
+  uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+  for (;;) {
+    auto it = objects_.upper_bound(address);
+    if (it == objects_.begin()) return {};
+    LazyObject *object = std::prev(it)->second.get();
+    if (address >= object->base + std::max<size_t>(object->size, 1)) return {};
+    if (object->state == ObjectState::kBinding) {  // another thread is placing it: wait
+      objects_cv_.wait(lock);
+      continue;
+    }
+    return {object, address - object->base};
+  }
+}
+
+LazyObject *Runtime::NewObjectLocked(size_t bytes) {
+  uintptr_t base = arena_.Allocate(bytes);
+  if (base == 0) return nullptr;
+  auto object = std::make_unique<LazyObject>();
+  object->base = base;
+  object->size = bytes;
+  object->seq = next_seq_++;
+  LazyObject *raw = object.get();
+  objects_[base] = std::move(object);
+  return raw;
+}
+
+void Runtime::RecordLocked(std::shared_ptr<LazyOp> op) {
+  op->seq = next_seq_++;
+  op->dst->ops.push_back(op);
+  if (op->src != nullptr && op->src != op->dst) {
+    op->src->ops.push_back(op);
+    ++op->src->readers;
+  }
+}
+
+void Runtime::DropIfDeadLocked(LazyObject *object) {
+  if (!object->freed || object->readers > 0 || object->state != ObjectState::kUnbound) return;
+  std::vector<LazyObject *> sources;
+  for (const auto &op : object->ops) {
+    if (op->dst == object && op->src != nullptr && op->src != object) sources.push_back(op->src);
+  }
+  arena_.Release(object->base, object->size);
+  objects_.erase(object->base);
+  for (LazyObject *source : sources) {
+    --source->readers;
+    DropIfDeadLocked(source);
+  }
+}
+
+std::optional<uintptr_t> Runtime::TranslateLocked(uintptr_t address) {
+  auto it = objects_.upper_bound(address);
+  if (it == objects_.begin()) return std::nullopt;
+  LazyObject *object = std::prev(it)->second.get();
+  if (address >= object->base + std::max<size_t>(object->size, 1)) return std::nullopt;
+  if (object->real == nullptr) return std::nullopt;
+  return reinterpret_cast<uintptr_t>(object->real) + (address - object->base);
+}
+
+uint64_t Runtime::RealOwnerLocked(uintptr_t address) const {
+  auto it = reals_.upper_bound(address);
+  if (it == reals_.begin()) return 0;
+  --it;
+  return address < it->first + std::max<size_t>(it->second.size, 1) ? it->second.task_id : 0;
+}
+
+std::vector<uintptr_t> Runtime::StandInsIn(const void *bytes, size_t size) const {
+  std::vector<uintptr_t> found;
+  const auto *start = static_cast<const unsigned char *>(bytes);
+  for (size_t offset = 0; offset + sizeof(uintptr_t) <= size; offset += sizeof(uintptr_t)) {
+    uintptr_t word;
+    std::memcpy(&word, start + offset, sizeof word);
+    if (arena_.Contains(word)) found.push_back(word);
+  }
+  return found;
+}
+
+// ---- binding
+
+cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &shape,
+                          const std::string &site, uint64_t preferred_task) {
+  std::lock_guard bind_lock(bind_mu_);  // only Bind sets kBinding: Resolve below never waits
+  std::unique_lock lock(mu_);
+  // The closure: the objects named, and every unbound object their pending ops reach.
+  std::vector<LazyObject *> named;
+  std::vector<LazyObject *> fresh;
+  std::set<LazyObject *> seen;
+  std::vector<LazyObject *> work;
+  for (uintptr_t address : standins) {
+    Resolved resolved = ResolveLocked(lock, reinterpret_cast<const void *>(address));
+    if (resolved.object == nullptr || !seen.insert(resolved.object).second) continue;
+    if (resolved.object->freed) {
+      std::fprintf(stderr, "mgb: %s uses device memory that was already freed\n", site.c_str());
+      return cudaErrorInvalidValue;
+    }
+    named.push_back(resolved.object);
+    work.push_back(resolved.object);
+  }
+  while (!work.empty()) {
+    LazyObject *object = work.back();
+    work.pop_back();
+    if (object->state != ObjectState::kUnbound) continue;
+    fresh.push_back(object);
+    for (const auto &op : object->ops) {
+      std::vector<LazyObject *> reached = {op->dst, op->src};
+      for (size_t offset : op->standin_words) {
+        uintptr_t word;
+        std::memcpy(&word, op->bytes.data() + offset, sizeof word);
+        reached.push_back(ResolveLocked(lock, reinterpret_cast<const void *>(word)).object);
+      }
+      for (LazyObject *next : reached) {
+        if (next != nullptr && next->state == ObjectState::kUnbound && seen.insert(next).second) {
+          work.push_back(next);
+        }
+      }
+    }
+  }
+  // The task: the one asked for, else this thread's static task, else that of a bound object.
+  uint64_t target = tasks_.count(preferred_task) ? preferred_task : 0;
+  if (target == 0 && tasks_.count(CurrentTaskId())) target = CurrentTaskId();
+  for (LazyObject *object : named) {
+    if (target == 0 && object->state == ObjectState::kBound) target = object->task_id;
+  }
+  std::vector<LazyObject *> movers;  // bound to another task: migrate (see docs/runtime.md)
+  for (LazyObject *object : named) {
+    if (object->state == ObjectState::kBound && object->task_id != target) movers.push_back(object);
+  }
+  uint64_t fresh_bytes = 0;
+  std::vector<std::shared_ptr<LazyOp>> ops;
+  for (LazyObject *object : fresh) {
+    object->state = ObjectState::kBinding;
+    fresh_bytes += object->size;
+    ops.insert(ops.end(), object->ops.begin(), object->ops.end());
+  }
+  std::sort(ops.begin(), ops.end(), [](const auto &a, const auto &b) { return a->seq < b->seq; });
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  std::sort(fresh.begin(), fresh.end(),
+            [](const LazyObject *a, const LazyObject *b) { return a->seq < b->seq; });
+  lock.unlock();
+
+  if (target == 0 && !fresh.empty()) target = StartTask(fresh_bytes, shape, site, /*lazy=*/true);
+  if (target != 0 && !fresh.empty() && !ReserveInTask(target, fresh_bytes)) target = 0;
+  int device = DeviceOfTask(target);
+  if (device >= 0) api_.SetDevice(device);
+  cudaError_t error = cudaSuccess;
+  for (LazyObject *object : movers) {
+    if (error == cudaSuccess && target != 0) error = Migrate(object, target);
+  }
+  cudaError_t replayed = Materialize(target, fresh, ops);
+  if (error == cudaSuccess) error = replayed;
+  if (target != 0) Thread().last_prepared = target;
+  return error;
+}
+
+cudaError_t Runtime::Materialize(uint64_t task_id, const std::vector<LazyObject *> &fresh,
+                                 const std::vector<std::shared_ptr<LazyOp>> &ops) {
+  cudaError_t error = cudaSuccess;
+  uint64_t reserved = 0, allocated = 0;
+  std::vector<LazyObject *> placed;
+  for (LazyObject *object : fresh) {
+    reserved += object->size;
+    void *real = nullptr;
+    if (error == cudaSuccess) error = api_.Malloc(&real, object->size);
+    if (error != cudaSuccess) continue;
+    allocated += object->size;
+    placed.push_back(object);
+    std::lock_guard lock(mu_);
+    object->real = real;
+    object->task_id = task_id;
+    reals_[reinterpret_cast<uintptr_t>(real)] = RealAllocation{object->size, task_id};
+    if (auto it = tasks_.find(task_id); it != tasks_.end()) ++it->second->objects;
+  }
+  CommitInTask(task_id, reserved, allocated);
+  int device = task_id != 0 ? DeviceOfTask(task_id) : CurrentDevice();
+  std::set<cudaStream_t> streams;
+  for (const auto &op : ops) {
+    if (error != cudaSuccess) break;
+    char *dst = static_cast<char *>(op->dst->real) + op->dst_offset;
+    cudaStream_t stream = op->async ? StreamOn(op->stream, device) : nullptr;
+    if (op->async) streams.insert(stream);
+    switch (op->kind) {
+      case LazyOp::Kind::kCopyIn: {
+        const void *src = op->bytes.data();
+        std::vector<unsigned char> translated;
+        if (!op->standin_words.empty()) {  // device-side pointers recorded as stand-ins
+          translated = op->bytes;
+          std::lock_guard lock(mu_);
+          for (size_t offset : op->standin_words) {
+            uintptr_t word;
+            std::memcpy(&word, translated.data() + offset, sizeof word);
+            if (std::optional<uintptr_t> real = TranslateLocked(word)) {
+              std::memcpy(translated.data() + offset, &*real, sizeof word);
+            }
+          }
+          src = translated.data();
+        }
+        error = op->async ? api_.MemcpyAsync(dst, src, op->count, cudaMemcpyHostToDevice, stream)
+                          : api_.Memcpy(dst, src, op->count, cudaMemcpyHostToDevice);
+        if (op->async && !translated.empty()) api_.StreamSynchronize(stream);
+        break;
+      }
+      case LazyOp::Kind::kCopy2DIn:
+        error = api_.Memcpy2D(dst, op->dst_pitch, op->bytes.data(), op->count, op->count,
+                              op->height, cudaMemcpyHostToDevice);
+        break;
+      case LazyOp::Kind::kMemset:
+        error = op->async ? api_.MemsetAsync(dst, op->value, op->count, stream)
+                          : api_.Memset(dst, op->value, op->count);
+        break;
+      case LazyOp::Kind::kCopyObject: {
+        const char *src = static_cast<const char *>(op->src->real) + op->src_offset;
+        error = op->async
+                    ? api_.MemcpyAsync(dst, src, op->count, cudaMemcpyDeviceToDevice, stream)
+                    : api_.Memcpy(dst, src, op->count, cudaMemcpyDeviceToDevice);
+        break;
+      }
+    }
+  }
+  // Captured host bytes must outlive the asynchronous copies reading them.
+  for (cudaStream_t stream : streams) api_.StreamSynchronize(stream);
+
+  std::vector<void *> zombies;  // freed by the program before binding: free after replay
+  {
+    std::lock_guard lock(mu_);
+    for (LazyObject *object : fresh) {
+      object->ops.clear();
+      object->readers = 0;
+      object->state = object->real != nullptr ? ObjectState::kBound : ObjectState::kUnbound;
+      if (object->freed && object->real != nullptr) zombies.push_back(object->real);
+    }
+    for (LazyObject *object : fresh) {
+      if (object->freed && object->real != nullptr) {
+        if (auto it = tasks_.find(task_id); it != tasks_.end()) --it->second->objects;
+        arena_.Release(object->base, object->size);
+        objects_.erase(object->base);
+      }
+    }
+  }
+  objects_cv_.notify_all();
+  for (void *real : zombies) ReleaseReal(real);
+  return error;
+}
+
+cudaError_t Runtime::Migrate(LazyObject *object, uint64_t task_id) {
+  uint64_t from_task;
+  void *from;
+  size_t size;
+  {
+    std::lock_guard lock(mu_);
+    object->state = ObjectState::kBinding;
+    from_task = object->task_id;
+    from = object->real;
+    size = object->size;
+  }
+  int from_device = DeviceOfTask(from_task), to_device = DeviceOfTask(task_id);
+  cudaError_t error = cudaSuccess;
+  void *to = nullptr;
+  if (!ReserveInTask(task_id, size)) {
+    error = cudaErrorMemoryAllocation;
+  } else {
+    error = api_.Malloc(&to, size);
+    CommitInTask(task_id, size, error == cudaSuccess ? size : 0);
+  }
+  if (error == cudaSuccess) {
+    error = api_.MemcpyPeer(to, to_device, from, from_device < 0 ? to_device : from_device, size);
+  }
+  bool end_old = false;
+  {
+    std::lock_guard lock(mu_);
+    if (error == cudaSuccess) {
+      object->real = to;
+      object->task_id = task_id;
+      reals_[reinterpret_cast<uintptr_t>(to)] = RealAllocation{size, task_id};
+      if (auto it = tasks_.find(task_id); it != tasks_.end()) ++it->second->objects;
+      if (auto it = tasks_.find(from_task); it != tasks_.end()) {
+        end_old = --it->second->objects == 0 && it->second->lazy && it->second->depth == 0;
+      }
+    }
+    object->state = ObjectState::kBound;
+  }
+  objects_cv_.notify_all();
+  if (error != cudaSuccess) return error;
+  std::fprintf(stderr, "mgb: moved %zu bytes from GPU %d (task %llu) to GPU %d (task %llu): one "
+               "launch used memory of two tasks\n", size, from_device,
+               static_cast<unsigned long long>(from_task), to_device,
+               static_cast<unsigned long long>(task_id));
+  ReleaseReal(from);
+  if (end_old) FinishTask(from_task);
+  return cudaSuccess;
+}
+
+// ---- launches
+
+cudaError_t Runtime::WithRealPointers(
+    std::vector<const void *> pointers, const std::string &what,
+    const std::function<cudaError_t(const std::vector<void *> &, int)> &call) {
+  std::vector<uintptr_t> unbound;
+  uint64_t preferred = 0;
+  {
+    std::unique_lock lock(mu_);
+    for (const void *pointer : pointers) {
+      if (IsStandIn(pointer)) {
+        Resolved resolved = ResolveLocked(lock, pointer);
+        if (resolved.object == nullptr || resolved.object->freed) return cudaErrorInvalidValue;
+        if (resolved.object->state == ObjectState::kUnbound) {
+          unbound.push_back(reinterpret_cast<uintptr_t>(pointer));
+        } else if (preferred == 0) {
+          preferred = resolved.object->task_id;
+        }
+      } else if (preferred == 0 && pointer != nullptr) {
+        preferred = RealOwnerLocked(reinterpret_cast<uintptr_t>(pointer));
+      }
+    }
+  }
+  if (!unbound.empty()) {
+    cudaError_t error = Bind(unbound, LaunchShape{}, what, preferred);
+    if (error != cudaSuccess) return error;
+  }
+  std::vector<void *> real;
+  int device = -1;
+  {
+    std::unique_lock lock(mu_);
+    for (const void *pointer : pointers) {
+      if (!IsStandIn(pointer)) {
+        real.push_back(const_cast<void *>(pointer));
+        continue;
+      }
+      Resolved resolved = ResolveLocked(lock, pointer);
+      std::optional<uintptr_t> translated = TranslateLocked(reinterpret_cast<uintptr_t>(pointer));
+      if (resolved.object == nullptr || !translated) return cudaErrorInvalidValue;
+      real.push_back(reinterpret_cast<void *>(*translated));
+      if (auto it = tasks_.find(resolved.object->task_id); it != tasks_.end() && device < 0) {
+        device = it->second->device;
+      }
+    }
+  }
+  if (device >= 0 && device != CurrentDevice()) api_.SetDevice(device);
+  return call(real, device);
+}
+
+void *Runtime::RealPtr(const void *ptr) {
+  if (!IsStandIn(ptr)) return const_cast<void *>(ptr);
+  {
+    std::unique_lock lock(mu_);
+    Resolved resolved = ResolveLocked(lock, ptr);
+    if (resolved.object == nullptr) return const_cast<void *>(ptr);  // a stream/event handle
+    if (std::optional<uintptr_t> real = TranslateLocked(reinterpret_cast<uintptr_t>(ptr))) {
+      return reinterpret_cast<void *>(*real);
+    }
+  }
+  // Not prepared (e.g. reached only through memory the prepare did not see): bind it to this
+  // thread's latest launch task.
+  uint64_t task = CurrentTaskId() != 0 ? CurrentTaskId() : Thread().last_prepared;
+  Bind({reinterpret_cast<uintptr_t>(ptr)}, LaunchShape{}, "mgb_arg", task);
+  std::lock_guard lock(mu_);
+  std::optional<uintptr_t> real = TranslateLocked(reinterpret_cast<uintptr_t>(ptr));
+  return real ? reinterpret_cast<void *>(*real) : const_cast<void *>(ptr);
+}
+
+void Runtime::TranslateWords(void *bytes, size_t size) {
+  auto *start = static_cast<unsigned char *>(bytes);
+  for (size_t offset = 0; offset + sizeof(uintptr_t) <= size; offset += sizeof(uintptr_t)) {
+    void *word;
+    std::memcpy(&word, start + offset, sizeof word);
+    if (!IsStandIn(word)) continue;
+    void *real = RealPtr(word);
+    std::memcpy(start + offset, &real, sizeof real);
+  }
+}
+
+cudaError_t Runtime::LaunchPrepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel,
+                                   const char *site, int nargs, const void *const *args,
+                                   const size_t *arg_sizes) {
+  if (!session_.Managed()) return cudaSuccess;
+  std::vector<uintptr_t> standins;
+  for (int i = 0; i < nargs; ++i) {
+    if (args[i] == nullptr) continue;
+    std::vector<uintptr_t> found = StandInsIn(args[i], arg_sizes[i]);
+    standins.insert(standins.end(), found.begin(), found.end());
+  }
+  if (standins.empty()) return cudaSuccess;  // nothing lazy: runs where the thread is
+  return Bind(standins, ShapeOf(grid, block, kernel), site ? site : "?", 0);
+}
+
+const std::vector<size_t> &Runtime::ParamSizes(const void *func) {
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = param_sizes_.try_emplace(func);
+  if (inserted) {
+    size_t offset = 0, size = 0;
+    for (size_t i = 0; api_.FuncGetParamInfo(func, i, &offset, &size) == cudaSuccess; ++i) {
+      it->second.push_back(size);
+    }
+  }
+  return it->second;
+}
+
+cudaError_t Runtime::LaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                  size_t shared_bytes, cudaStream_t stream) {
+  if (!session_.Managed()) {
+    return api_.LaunchKernel(func, grid, block, args, shared_bytes, stream);
+  }
+  const std::vector<size_t> &sizes = ParamSizes(func);
+  int nargs = static_cast<int>(sizes.size());
+  cudaError_t prepared = LaunchPrepare(mgb_dim3{grid.x, grid.y, grid.z},
+                                       mgb_dim3{block.x, block.y, block.z}, func,
+                                       "cudaLaunchKernel", nargs,
+                                       const_cast<const void *const *>(args), sizes.data());
+  if (prepared != cudaSuccess) return prepared;
+  std::vector<std::vector<unsigned char>> copies(sizes.size());
+  std::vector<void *> translated(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const auto *value = static_cast<const unsigned char *>(args[i]);
+    copies[i].assign(value, value + sizes[i]);
+    TranslateWords(copies[i].data(), copies[i].size());
+    translated[i] = copies[i].data();
+  }
+  return api_.LaunchKernel(func, grid, block, sizes.empty() ? args : translated.data(),
+                           shared_bytes, RealStream(stream));
+}
+
+uint64_t Runtime::TaskOf(const void *standin) {
+  std::unique_lock lock(mu_);
+  Resolved resolved = ResolveLocked(lock, standin);
+  return resolved.object != nullptr && resolved.object->state == ObjectState::kBound
+             ? resolved.object->task_id
+             : 0;
+}
+
+}  // namespace mgb::runtime

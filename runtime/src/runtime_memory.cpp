@@ -1,0 +1,282 @@
+// Allocation, copies, sets and symbol copies: guarded inside a task, recorded on stand-ins outside,
+// passed straight to CUDA when no stand-in is involved.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "runtime.h"
+
+namespace mgb::runtime {
+namespace {
+
+constexpr size_t kPitchAlignment = 512;  // what cudaMallocPitch uses on current GPUs
+
+size_t PitchFor(size_t width) {
+  return (std::max<size_t>(width, 1) + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+}
+
+bool Fits(size_t offset, size_t count, size_t size) { return offset <= size && count <= size - offset; }
+
+}  // namespace
+
+cudaError_t Runtime::Malloc(void **ptr, size_t bytes) {
+  if (!session_.Managed()) return api_.Malloc(ptr, bytes);
+  if (uint64_t task = CurrentTaskId()) return GuardedMalloc(task, ptr, bytes);
+  if (ptr == nullptr) return cudaErrorInvalidValue;
+  std::lock_guard lock(mu_);
+  LazyObject *object = NewObjectLocked(bytes);
+  if (object == nullptr) {
+    std::fprintf(stderr, "mgb: out of stand-in address space allocating %zu bytes\n", bytes);
+    return cudaErrorMemoryAllocation;
+  }
+  *ptr = reinterpret_cast<void *>(object->base);
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::MallocPitch(void **ptr, size_t *pitch, size_t width, size_t height) {
+  if (!session_.Managed()) return api_.MallocPitch(ptr, pitch, width, height);
+  if (ptr == nullptr || pitch == nullptr) return cudaErrorInvalidValue;
+  if (uint64_t task = CurrentTaskId()) {
+    uint64_t estimate = PitchFor(width) * height;
+    if (!ReserveInTask(task, estimate)) return api_.MallocPitch(ptr, pitch, width, height);
+    cudaError_t error = api_.MallocPitch(ptr, pitch, width, height);
+    uint64_t allocated = error == cudaSuccess ? *pitch * height : 0;
+    CommitInTask(task, estimate, allocated);
+    if (error == cudaSuccess) {
+      std::lock_guard lock(mu_);
+      reals_[reinterpret_cast<uintptr_t>(*ptr)] = RealAllocation{allocated, task};
+    }
+    return error;
+  }
+  // Outside a task the pitch is chosen now (the program indexes with it) and kept at replay,
+  // which allocates pitch * height linearly.
+  *pitch = PitchFor(width);
+  return Malloc(ptr, *pitch * height);
+}
+
+cudaError_t Runtime::MallocManaged(void **ptr, size_t bytes, unsigned int flags) {
+  if (!session_.Managed()) return api_.MallocManaged(ptr, bytes, flags);
+  uint64_t task = CurrentTaskId();
+  // Outside a task managed memory is real at once: the host may touch it right away.
+  if (task == 0) return api_.MallocManaged(ptr, bytes, flags);
+  if (!ReserveInTask(task, bytes)) return api_.MallocManaged(ptr, bytes, flags);
+  cudaError_t error = api_.MallocManaged(ptr, bytes, flags);
+  CommitInTask(task, bytes, error == cudaSuccess ? bytes : 0);
+  if (error == cudaSuccess) {
+    std::lock_guard lock(mu_);
+    reals_[reinterpret_cast<uintptr_t>(*ptr)] = RealAllocation{bytes, task};
+  }
+  return error;
+}
+
+cudaError_t Runtime::Free(void *ptr) {
+  if (!session_.Managed() || !IsStandIn(ptr)) return ReleaseReal(ptr);
+  void *real = nullptr;
+  uint64_t task_id = 0;
+  {
+    std::unique_lock lock(mu_);
+    Resolved resolved = ResolveLocked(lock, ptr);
+    LazyObject *object = resolved.object;
+    if (object == nullptr || object->freed || resolved.offset != 0) return cudaErrorInvalidValue;
+    object->freed = true;
+    if (object->state == ObjectState::kUnbound) {
+      DropIfDeadLocked(object);
+      return cudaSuccess;
+    }
+    real = object->real;
+    task_id = object->task_id;
+    arena_.Release(object->base, object->size);
+    objects_.erase(object->base);
+  }
+  cudaError_t error = ReleaseReal(real);
+  bool end_task = false;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = tasks_.find(task_id); it != tasks_.end()) {
+      Task &task = *it->second;
+      end_task = --task.objects == 0 && task.lazy && task.depth == 0;
+    }
+  }
+  if (end_task) FinishTask(task_id);  // a lazy task ends with its last object
+  return error;
+}
+
+cudaError_t Runtime::Memcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                            std::optional<cudaStream_t> stream) {
+  auto direct = [&](void *d, const void *s, int device) {
+    return stream ? api_.MemcpyAsync(d, s, count, kind, StreamOn(*stream, device))
+                  : api_.Memcpy(d, s, count, kind);
+  };
+  if (!session_.Managed()) return direct(dst, src, -1);
+  bool dst_standin = IsStandIn(dst), src_standin = IsStandIn(src);
+  if (!dst_standin && !src_standin) return direct(dst, src, CurrentDevice());
+  {
+    std::unique_lock lock(mu_);
+    Resolved d = dst_standin ? ResolveLocked(lock, dst) : Resolved{};
+    Resolved s = src_standin ? ResolveLocked(lock, src) : Resolved{};
+    if ((dst_standin && (d.object == nullptr || d.object->freed)) ||
+        (src_standin && (s.object == nullptr || s.object->freed))) {
+      return cudaErrorInvalidValue;
+    }
+    if ((d.object && !Fits(d.offset, count, d.object->size)) ||
+        (s.object && !Fits(s.offset, count, s.object->size))) {
+      return cudaErrorInvalidValue;
+    }
+    bool dst_unbound = d.object && d.object->state == ObjectState::kUnbound;
+    bool src_host = !src_standin && (kind == cudaMemcpyHostToDevice ||
+                                     (kind == cudaMemcpyDefault &&
+                                      RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0));
+    if (dst_unbound && (src_host || (s.object && s.object->state == ObjectState::kUnbound))) {
+      auto op = std::make_shared<LazyOp>();
+      op->dst = d.object;
+      op->dst_offset = d.offset;
+      op->count = count;
+      op->async = stream.has_value();
+      op->stream = stream.value_or(nullptr);
+      if (src_host) {  // captured now: later host writes must not change what is replayed
+        op->kind = LazyOp::Kind::kCopyIn;
+        op->bytes.assign(static_cast<const unsigned char *>(src),
+                         static_cast<const unsigned char *>(src) + count);
+        for (size_t offset = 0; offset + sizeof(uintptr_t) <= count; offset += sizeof(uintptr_t)) {
+          uintptr_t word;
+          std::memcpy(&word, op->bytes.data() + offset, sizeof word);
+          if (arena_.Contains(word)) op->standin_words.push_back(offset);
+        }
+      } else {
+        op->kind = LazyOp::Kind::kCopyObject;
+        op->src = s.object;
+        op->src_offset = s.offset;
+      }
+      RecordLocked(std::move(op));
+      return cudaSuccess;
+    }
+  }
+  return WithRealPointers({dst, src}, "cudaMemcpy",
+                          [&](const std::vector<void *> &real, int device) {
+                            return direct(real[0], real[1], device);
+                          });
+}
+
+cudaError_t Runtime::Memcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind) {
+  auto direct = [&](void *d, const void *s) {
+    return api_.Memcpy2D(d, dpitch, s, spitch, width, height, kind);
+  };
+  if (!session_.Managed()) return direct(dst, src);
+  if (!IsStandIn(dst) && !IsStandIn(src)) return direct(dst, src);
+  if (IsStandIn(dst) && !IsStandIn(src) &&
+      (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDefault)) {
+    std::unique_lock lock(mu_);
+    Resolved d = ResolveLocked(lock, dst);
+    if (d.object == nullptr || d.object->freed || width > dpitch || width > spitch) {
+      return cudaErrorInvalidValue;
+    }
+    if (height > 0 && !Fits(d.offset, dpitch * (height - 1) + width, d.object->size)) {
+      return cudaErrorInvalidValue;
+    }
+    bool src_host = kind == cudaMemcpyHostToDevice ||
+                    RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0;
+    if (d.object->state == ObjectState::kUnbound && src_host) {
+      auto op = std::make_shared<LazyOp>();
+      op->kind = LazyOp::Kind::kCopy2DIn;
+      op->dst = d.object;
+      op->dst_offset = d.offset;
+      op->count = width;
+      op->height = height;
+      op->dst_pitch = dpitch;
+      op->bytes.resize(width * height);
+      for (size_t row = 0; row < height; ++row) {  // packed: the source pitch is not needed later
+        std::memcpy(op->bytes.data() + row * width,
+                    static_cast<const unsigned char *>(src) + row * spitch, width);
+      }
+      RecordLocked(std::move(op));
+      return cudaSuccess;
+    }
+  }
+  return WithRealPointers({dst, src}, "cudaMemcpy2D",
+                          [&](const std::vector<void *> &real, int) {
+                            return direct(real[0], real[1]);
+                          });
+}
+
+cudaError_t Runtime::Memset(void *ptr, int value, size_t count,
+                            std::optional<cudaStream_t> stream) {
+  auto direct = [&](void *p, int device) {
+    return stream ? api_.MemsetAsync(p, value, count, StreamOn(*stream, device))
+                  : api_.Memset(p, value, count);
+  };
+  if (!session_.Managed()) return direct(ptr, -1);
+  if (!IsStandIn(ptr)) return direct(ptr, CurrentDevice());
+  {
+    std::unique_lock lock(mu_);
+    Resolved resolved = ResolveLocked(lock, ptr);
+    if (resolved.object == nullptr || resolved.object->freed ||
+        !Fits(resolved.offset, count, resolved.object->size)) {
+      return cudaErrorInvalidValue;
+    }
+    if (resolved.object->state == ObjectState::kUnbound) {
+      auto op = std::make_shared<LazyOp>();
+      op->kind = LazyOp::Kind::kMemset;
+      op->dst = resolved.object;
+      op->dst_offset = resolved.offset;
+      op->count = count;
+      op->value = value;
+      op->async = stream.has_value();
+      op->stream = stream.value_or(nullptr);
+      RecordLocked(std::move(op));
+      return cudaSuccess;
+    }
+  }
+  return WithRealPointers({ptr}, "cudaMemset", [&](const std::vector<void *> &real, int device) {
+    return direct(real[0], device);
+  });
+}
+
+// __constant__ / __device__ data: per device in CUDA, one value for the program. Writes from host
+// memory are kept (latest bytes per range) and applied to every GPU a task of the process lands
+// on; a write made now also goes to every GPU already in use.
+cudaError_t Runtime::MemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                    size_t offset, cudaMemcpyKind kind) {
+  if (!session_.Managed()) return api_.MemcpyToSymbol(symbol, src, count, offset, kind);
+  bool from_host = !IsStandIn(src) && kind != cudaMemcpyDeviceToDevice;
+  if (from_host && kind == cudaMemcpyDefault) {
+    std::lock_guard lock(mu_);
+    from_host = RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0;
+  }
+  if (!from_host) {  // device data: copied now on the device holding it, not recorded
+    return WithRealPointers({src}, "cudaMemcpyToSymbol",
+                            [&](const std::vector<void *> &real, int) {
+                              return api_.MemcpyToSymbol(symbol, real[0], count, offset, kind);
+                            });
+  }
+  std::lock_guard lock(device_mu_);
+  std::erase_if(symbol_writes_, [&](const SymbolWrite &old) {
+    return old.symbol == symbol && old.offset >= offset &&
+           old.offset + old.bytes.size() <= offset + count;
+  });
+  const auto *bytes = static_cast<const unsigned char *>(src);
+  symbol_writes_.push_back(SymbolWrite{symbol, offset, {bytes, bytes + count}});
+  int current = CurrentDevice();
+  cudaError_t result = cudaSuccess;
+  for (int device : prepared_devices_) {
+    if (device != current) api_.SetDevice(device);
+    cudaError_t error = api_.MemcpyToSymbol(symbol, src, count, offset, kind);
+    if (device == current || result == cudaSuccess) result = error;
+    if (device != current) api_.SetDevice(current);
+  }
+  return result;
+}
+
+cudaError_t Runtime::MemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                      cudaMemcpyKind kind) {
+  if (!session_.Managed()) return api_.MemcpyFromSymbol(dst, symbol, count, offset, kind);
+  // Read it where the program's data is: the current task's GPU, or the thread's current device
+  // (prepared first, so that recorded writes are there).
+  if (CurrentTaskId() == 0 && !IsStandIn(dst)) PrepareDevice(CurrentDevice());
+  return WithRealPointers({dst}, "cudaMemcpyFromSymbol",
+                          [&](const std::vector<void *> &real, int) {
+                            return api_.MemcpyFromSymbol(real[0], symbol, count, offset, kind);
+                          });
+}
+
+}  // namespace mgb::runtime

@@ -1,0 +1,309 @@
+// Task probes, placement onto a CUDA device, and the allocation guard.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "runtime.h"
+
+namespace mgb::runtime {
+
+namespace {
+std::atomic<uint64_t> next_runtime_id{1};
+}
+
+Runtime::Runtime(CudaApi &api, SessionConfig config)
+    : id_(next_runtime_id++), api_(api), session_(std::move(config)) {}
+
+Runtime::~Runtime() { Shutdown(); }
+
+Runtime &Runtime::Global() {
+  // Never destroyed (static destructors of the program may still call CUDA through libmgb); the
+  // session ends in an atexit handler registered on first use.
+  static Runtime *global = [] {
+    auto *runtime = new Runtime(DefaultCudaApi(), SessionConfig::FromEnvironment());
+    std::atexit([] { Global().Shutdown(); });
+    return runtime;
+  }();
+  return *global;
+}
+
+Runtime::ThreadState &Runtime::Thread() {
+  thread_local std::unordered_map<uint64_t, ThreadState> states;
+  return states[id_];
+}
+
+uint64_t Runtime::CurrentTaskId() {
+  ThreadState &state = Thread();
+  return state.stack.empty() ? 0 : state.stack.back();
+}
+
+std::string Runtime::Describe(uint64_t task_id) {
+  std::lock_guard lock(mu_);
+  auto it = tasks_.find(task_id);
+  if (it == tasks_.end()) return "task " + std::to_string(task_id);
+  return "task " + std::to_string(task_id) + " at " + it->second->site;
+}
+
+LaunchShape Runtime::ShapeOf(mgb_dim3 grid, mgb_dim3 block, const void *kernel) {
+  LaunchShape shape;
+  shape.grid = {grid.x, grid.y, grid.z};
+  shape.block = {block.x, block.y, block.z};
+  cudaFuncAttributes attributes{};
+  if (kernel != nullptr && api_.FuncGetAttributes(&attributes, kernel) == cudaSuccess) {
+    shape.registers_per_thread = static_cast<uint32_t>(attributes.numRegs);
+    shape.shared_bytes_per_block = static_cast<uint32_t>(attributes.sharedSizeBytes);
+  }
+  return shape;
+}
+
+uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std::string &site,
+                            bool lazy) {
+  std::shared_ptr<Client> client = session_.client();
+  if (client == nullptr) return 0;
+  uint64_t heap;
+  {
+    std::lock_guard lock(device_mu_);
+    heap = heap_bytes_;
+  }
+  auto placed = client->TaskBegin(bytes + heap, shape, site);
+  if (!placed.ok()) {
+    session_.Fail("task at " + site + " (" + std::to_string(bytes + heap) +
+                  " bytes with the heap) was not placed: " + placed.status().ToString());
+    return 0;
+  }
+  int device = static_cast<int>(placed->gpu_index);
+  if (!placed->pci_bus_id.empty() &&
+      api_.DeviceGetByPCIBusId(&device, placed->pci_bus_id.c_str()) != cudaSuccess) {
+    (void)client->TaskEnd(placed->task_id);
+    session_.Fail("task at " + site + ": mgbd placed it on PCI " + placed->pci_bus_id +
+                  ", which CUDA does not see (CUDA_VISIBLE_DEVICES?)");
+    return 0;
+  }
+  int count = 0;
+  if (api_.GetDeviceCount(&count) != cudaSuccess || device >= count) {
+    (void)client->TaskEnd(placed->task_id);
+    session_.Fail("task at " + site + ": mgbd placed it on GPU " + std::to_string(device) +
+                  " but CUDA sees " + std::to_string(count) + " device(s)");
+    return 0;
+  }
+  api_.SetDevice(device);
+  PrepareDevice(device);
+  auto task = std::make_unique<Task>();
+  task->id = placed->task_id;
+  task->device = device;
+  task->site = site;
+  task->lazy = lazy;
+  task->reserved = bytes + heap;
+  task->heap_bytes = heap;
+  std::lock_guard lock(mu_);
+  tasks_[task->id] = std::move(task);
+  return placed->task_id;
+}
+
+void Runtime::FinishTask(uint64_t task_id) {
+  int device;
+  {
+    std::lock_guard lock(mu_);
+    auto it = tasks_.find(task_id);
+    if (it == tasks_.end()) return;
+    device = it->second->device;
+    tasks_.erase(it);
+  }
+  usage_.Forget(task_id);
+  // The task's work must be done before its memory may be counted free.
+  int previous = CurrentDevice();
+  api_.SetDevice(device);
+  api_.DeviceSynchronize();
+  if (previous != device && previous >= 0) api_.SetDevice(previous);
+  if (std::shared_ptr<Client> client = session_.client()) {
+    absl::Status ended = client->TaskEnd(task_id);
+    if (!ended.ok()) {
+      std::fprintf(stderr, "mgb: ending task %llu: %s\n",
+                   static_cast<unsigned long long>(task_id), ended.ToString().c_str());
+    }
+  }
+}
+
+mgb_task Runtime::TaskBegin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block,
+                            const void *kernel, const char *site) {
+  if (!session_.Managed()) return 0;
+  ThreadState &state = Thread();
+  if (!state.stack.empty()) {  // nested: join the outer task; the guard grows it if needed
+    uint64_t outer = state.stack.back();
+    std::lock_guard lock(mu_);
+    auto it = tasks_.find(outer);
+    if (it != tasks_.end()) {
+      ++it->second->depth;
+      return outer;
+    }
+  }
+  uint64_t id = StartTask(memory_bytes, ShapeOf(grid, block, kernel), site ? site : "?", false);
+  if (id == 0) return 0;
+  {
+    std::lock_guard lock(mu_);
+    tasks_[id]->depth = 1;
+  }
+  state.stack.push_back(id);
+  return id;
+}
+
+void Runtime::TaskEnd(mgb_task task) {
+  if (task == 0) return;
+  ThreadState &state = Thread();
+  if (state.stack.empty() || state.stack.back() != task) {
+    std::fprintf(stderr, "mgb: mgb_task_end(%llu): not the innermost task begun on this thread\n",
+                 static_cast<unsigned long long>(task));
+    return;
+  }
+  {
+    std::lock_guard lock(mu_);
+    auto it = tasks_.find(task);
+    if (it != tasks_.end()) {
+      if (--it->second->depth > 0) return;  // an inner begin joined it
+      // Stand-ins bound to it keep the reservation alive: it becomes a lazy task.
+      if (it->second->objects > 0) it->second->lazy = true;
+    }
+  }
+  state.stack.pop_back();
+  bool still_used;
+  {
+    std::lock_guard lock(mu_);
+    auto it = tasks_.find(task);
+    still_used = it != tasks_.end() && it->second->objects > 0;
+  }
+  if (!still_used) FinishTask(task);
+  if (!state.stack.empty()) {
+    int device = DeviceOfTask(state.stack.back());
+    if (device >= 0) api_.SetDevice(device);
+  }
+}
+
+// ---- the guard
+
+bool Runtime::ReserveInTask(uint64_t task_id, uint64_t bytes) {
+  uint64_t missing;
+  {
+    std::lock_guard lock(mu_);
+    auto it = tasks_.find(task_id);
+    if (it == tasks_.end()) return true;
+    Task &task = *it->second;
+    uint64_t wanted = task.allocated + task.pending + bytes;
+    task.pending += bytes;
+    if (wanted <= task.Budget()) return true;
+    missing = wanted - task.Budget();
+  }
+  std::shared_ptr<Client> client = session_.client();
+  if (client == nullptr) return true;
+  // A wrong estimate costs waiting here, never another program's out-of-memory.
+  auto grown = client->TaskGrow(task_id, missing);
+  if (!grown.ok()) {
+    {
+      std::lock_guard lock(mu_);
+      auto it = tasks_.find(task_id);
+      if (it != tasks_.end()) it->second->pending -= bytes;
+    }
+    session_.Fail(Describe(task_id) + " could not grow by " + std::to_string(missing) +
+                  " bytes: " + grown.status().ToString());
+    return false;
+  }
+  std::lock_guard lock(mu_);
+  auto it = tasks_.find(task_id);
+  if (it != tasks_.end() && *grown > it->second->reserved) it->second->reserved = *grown;
+  return true;
+}
+
+void Runtime::CommitInTask(uint64_t task_id, uint64_t reserved_bytes, uint64_t allocated_bytes) {
+  std::lock_guard lock(mu_);
+  auto it = tasks_.find(task_id);
+  if (it == tasks_.end()) return;
+  it->second->pending -= reserved_bytes;
+  it->second->allocated += allocated_bytes;
+  if (allocated_bytes != 0) usage_.Report(task_id, it->second->allocated);
+}
+
+void Runtime::ReleaseFromTask(uint64_t task_id, uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  auto it = tasks_.find(task_id);
+  if (it == tasks_.end()) return;
+  Task &task = *it->second;
+  task.allocated = task.allocated > bytes ? task.allocated - bytes : 0;
+  usage_.Report(task_id, task.allocated);
+}
+
+cudaError_t Runtime::GuardedMalloc(uint64_t task_id, void **ptr, size_t bytes) {
+  if (!ReserveInTask(task_id, bytes)) return api_.Malloc(ptr, bytes);  // unmanaged from now on
+  cudaError_t error = api_.Malloc(ptr, bytes);
+  CommitInTask(task_id, bytes, error == cudaSuccess ? bytes : 0);
+  if (error == cudaSuccess) {
+    std::lock_guard lock(mu_);
+    reals_[reinterpret_cast<uintptr_t>(*ptr)] = RealAllocation{bytes, task_id};
+  }
+  return error;
+}
+
+cudaError_t Runtime::ReleaseReal(void *ptr) {
+  cudaError_t error = api_.Free(ptr);
+  if (error != cudaSuccess || ptr == nullptr) return error;
+  RealAllocation allocation;
+  {
+    std::lock_guard lock(mu_);
+    auto it = reals_.find(reinterpret_cast<uintptr_t>(ptr));
+    if (it == reals_.end()) return error;
+    allocation = it->second;
+    reals_.erase(it);
+  }
+  if (allocation.task_id != 0) ReleaseFromTask(allocation.task_id, allocation.size);
+  return error;
+}
+
+// ---- device setup: limits and __constant__ data follow the program onto every GPU it lands on
+
+void Runtime::PrepareDevice(int device) {
+  std::lock_guard lock(device_mu_);
+  if (!prepared_devices_.insert(device).second) return;
+  int previous = CurrentDevice();
+  api_.SetDevice(device);
+  for (const auto &[limit, value] : limits_) api_.DeviceSetLimit(limit, value);
+  for (const SymbolWrite &write : symbol_writes_) {
+    api_.MemcpyToSymbol(write.symbol, write.bytes.data(), write.bytes.size(), write.offset,
+                        cudaMemcpyHostToDevice);
+  }
+  if (previous >= 0 && previous != device) api_.SetDevice(previous);
+}
+
+// ---- introspection
+
+int Runtime::DeviceOfTask(uint64_t task_id) {
+  std::lock_guard lock(mu_);
+  auto it = tasks_.find(task_id);
+  return it == tasks_.end() ? -1 : it->second->device;
+}
+
+uint64_t Runtime::ReservedBytes(uint64_t task_id) {
+  std::lock_guard lock(mu_);
+  auto it = tasks_.find(task_id);
+  return it == tasks_.end() ? 0 : it->second->reserved;
+}
+
+size_t Runtime::OpenTasks() {
+  std::lock_guard lock(mu_);
+  return tasks_.size();
+}
+
+void Runtime::Shutdown() {
+  std::vector<uint64_t> open;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto &[id, task] : tasks_) open.push_back(id);
+    tasks_.clear();
+  }
+  usage_.Stop();
+  // No device synchronisation at exit: CUDA may already be torn down; mgbd frees the memory.
+  if (std::shared_ptr<Client> client = session_.client()) {
+    for (uint64_t id : open) (void)client->TaskEnd(id);
+  }
+  session_.Close();
+}
+
+}  // namespace mgb::runtime

@@ -1,0 +1,101 @@
+#include "session.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <initializer_list>
+
+namespace mgb::runtime {
+namespace {
+
+bool OneOf(const char *value, std::initializer_list<const char *> words) {
+  for (const char *word : words) {
+    if (strcasecmp(value, word) == 0) return true;
+  }
+  return false;
+}
+
+std::string ProgramName() {
+  std::ifstream comm("/proc/self/comm");
+  std::string name;
+  if (std::getline(comm, name) && !name.empty()) return name;
+  return "program";
+}
+
+}  // namespace
+
+SessionConfig SessionConfig::FromEnvironment() {
+  SessionConfig config;
+  config.socket_path = SocketFromEnvironment();
+  const char *unmanaged = std::getenv("MGB_UNMANAGED");
+  if (unmanaged != nullptr && OneOf(unmanaged, {"1", "allow", "yes", "true", "on"})) {
+    config.policy = FailurePolicy::kUnmanaged;
+  } else if (unmanaged != nullptr && *unmanaged != '\0' &&
+             !OneOf(unmanaged, {"0", "no", "false", "off"})) {
+    std::fprintf(stderr, "mgb: MGB_UNMANAGED=%s is not one of 1/0, yes/no, true/false: using 0\n",
+                 unmanaged);
+  }
+  if (const char *timeout = std::getenv("MGB_CONNECT_TIMEOUT_MS")) {
+    char *end = nullptr;
+    long ms = std::strtol(timeout, &end, 10);
+    if (end != timeout && *end == '\0' && ms > 0) {
+      config.connect_timeout = std::chrono::milliseconds(ms);
+    } else {
+      std::fprintf(stderr, "mgb: MGB_CONNECT_TIMEOUT_MS=%s is not a positive integer: ignored\n",
+                   timeout);
+    }
+  }
+  config.program = ProgramName();
+  return config;
+}
+
+bool Session::Managed() {
+  std::call_once(connected_, [this] {
+    auto client = Client::Connect(config_.socket_path, getpid(), config_.program,
+                                  config_.connect_timeout);
+    if (!client.ok()) {
+      Fail("cannot reach mgbd at " + config_.socket_path + " (" + client.status().ToString() +
+           ")");
+      return;
+    }
+    std::lock_guard lock(mu_);
+    client_ = std::move(*client);
+    // MPS clients must use mgbd's pipe directory; CUDA reads it when it initialises, which in a
+    // rewritten program happens after this first libmgb call.
+    const std::string &pipe = client_->session().mps_pipe_directory;
+    if (!pipe.empty()) setenv("CUDA_MPS_PIPE_DIRECTORY", pipe.c_str(), /*overwrite=*/0);
+  });
+  std::lock_guard lock(mu_);
+  return client_ != nullptr;
+}
+
+void Session::Fail(const std::string &what) {
+  if (config_.policy == FailurePolicy::kExit) {
+    std::fprintf(stderr, "mgb: %s; exiting (set MGB_UNMANAGED=1 to run without mgbd)\n",
+                 what.c_str());
+    std::fflush(stderr);
+    std::exit(kExitUnavailable);
+  }
+  std::fprintf(stderr, "mgb: %s; running unmanaged (MGB_UNMANAGED is set)\n", what.c_str());
+  std::shared_ptr<Client> dropped;
+  std::lock_guard lock(mu_);
+  dropped = std::move(client_);
+}
+
+std::shared_ptr<Client> Session::client() {
+  std::lock_guard lock(mu_);
+  return client_;
+}
+
+void Session::Close() {
+  std::shared_ptr<Client> closing;
+  {
+    std::lock_guard lock(mu_);
+    closing = std::move(client_);
+  }
+}
+
+}  // namespace mgb::runtime

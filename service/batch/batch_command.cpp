@@ -1,0 +1,203 @@
+#include "batch_command.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "gpu_sampler.h"
+#include "job_list.h"
+#include "mix_generator.h"
+#include "report.h"
+#include "runner.h"
+
+namespace mgb::batch {
+namespace {
+
+constexpr const char* kUsage = R"(usage:
+  mgb batch --jobs FILE --out FILE [--workers N] [--socket PATH] [--label TEXT]
+            [--logs DIR] [--nvml-period SECONDS] [--no-nvml]
+  mgb batch --generate --out FILE [--count N] [--ratio L:S] [--seed N] [--gpu-gib G]
+            [--max-gib G] [--bin-dir DIR] [--target-seconds S] [--calibration FILE]
+
+Run: starts the jobs of FILE ({"jobs": [{"name", "argv", "memory_bytes", "arrival_s"}]}) as
+child processes, at most N at once (default 2), FIFO by arrival; records per job queued, started,
+ended, exit status, out-of-memory death and kernel times (MGB_KERNEL_MS lines); writes JSON to
+--out, prints progress and a summary table (makespan, throughput, mean turnaround, crashes).
+Job output goes to --logs (default: OUT.logs/). --socket is exported to jobs as MGB_SOCKET: the
+policy is whatever the mgbd there runs (mgbd --policy mgb|mgb-sm|single|cg:N|memory).
+GPU utilisation is sampled through NVML every --nvml-period seconds (default 0.5) when present.
+
+Generate (--generate): writes a job list of --count jobs (default 16) at large:small --ratio
+(default 1:1), seeded (default 1), drawn from the six workloads of examples/workloads; small jobs
+take 6-25% of --gpu-gib (default 140), large ones 26-70% (at most --max-gib, default 100); --iters
+is chosen so each job runs about --target-seconds (default 30) alone, from the per-iteration
+costs in --calibration (written by scripts/gpu/workloads.sh) or built-in estimates.
+Binaries are named --bin-dir/<workload> (default build/workloads).
+
+Exit status: 0 all jobs exited 0; 1 a job crashed or failed its check; 2 bad usage or input.
+)";
+
+volatile std::sig_atomic_t g_stop = 0;
+void OnSignal(int) { g_stop = 1; }
+
+struct Args {
+  std::map<std::string, std::string> values;
+  bool generate = false, no_nvml = false, help = false;
+  std::string error;
+};
+
+Args ParseArgs(int argc, char** argv) {
+  static const char* kValued[] = {"--jobs", "--out", "--workers", "--socket", "--label", "--logs",
+                                  "--nvml-period", "--count", "--ratio", "--seed", "--gpu-gib",
+                                  "--max-gib", "--bin-dir", "--target-seconds", "--calibration"};
+  Args args;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      args.help = true;
+    } else if (a == "--generate") {
+      args.generate = true;
+    } else if (a == "--no-nvml") {
+      args.no_nvml = true;
+    } else {
+      bool known = false;
+      for (const char* v : kValued) known |= a == v;
+      if (!known) {
+        args.error = "unknown argument '" + a + "'";
+        return args;
+      }
+      if (i + 1 >= argc) {
+        args.error = a + " needs a value";
+        return args;
+      }
+      args.values[a] = argv[++i];
+    }
+  }
+  return args;
+}
+
+// Number flag with a range check; sets error naming the flag.
+double Number(const Args& args, const std::string& flag, double fallback, double lo, double hi,
+              std::string& error) {
+  auto it = args.values.find(flag);
+  if (it == args.values.end()) return fallback;
+  char* end = nullptr;
+  double v = std::strtod(it->second.c_str(), &end);
+  if (end == it->second.c_str() || *end != '\0' || v < lo || v > hi) {
+    char range[64];
+    std::snprintf(range, sizeof(range), "[%g, %g]", lo, hi);
+    error = flag + " must be a number in " + range + ", got '" + it->second + "'";
+    return fallback;
+  }
+  return v;
+}
+
+std::string Value(const Args& args, const std::string& flag, const std::string& fallback = "") {
+  auto it = args.values.find(flag);
+  return it == args.values.end() ? fallback : it->second;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+int Generate(const Args& args) {
+  std::string error;
+  MixSpec spec;
+  spec.jobs = static_cast<int>(Number(args, "--count", 16, 1, 100000, error));
+  spec.seed = static_cast<uint64_t>(Number(args, "--seed", 1, 0, 1e18, error));
+  spec.gpu_gib = Number(args, "--gpu-gib", 140, 1, 1e6, error);
+  spec.max_gib = Number(args, "--max-gib", 100, 0.1, 1e6, error);
+  spec.target_seconds = Number(args, "--target-seconds", 30, 0.01, 1e6, error);
+  spec.bin_dir = Value(args, "--bin-dir", spec.bin_dir);
+  if (!ParseRatio(Value(args, "--ratio", "1:1"), spec.large, spec.small))
+    error = "--ratio must look like L:S (e.g. 3:1), got '" + Value(args, "--ratio") + "'";
+  if (args.values.count("--calibration"))
+    if (std::string e = LoadIterCosts(Value(args, "--calibration"), spec.costs); !e.empty()) error = e;
+  if (!error.empty()) {
+    std::cerr << "mgb batch --generate: " << error << "\n";
+    return 2;
+  }
+  std::vector<Job> jobs = GenerateMix(spec);
+  std::string out = Value(args, "--out");
+  if (!WriteFile(out, JobListToJson(jobs))) {
+    std::cerr << "mgb batch --generate: cannot write " << out << "\n";
+    return 2;
+  }
+  std::cout << "wrote " << jobs.size() << " jobs (" << spec.large << ":" << spec.small
+            << " large:small, seed " << spec.seed << ") to " << out << "\n";
+  return 0;
+}
+
+int Run(const Args& args) {
+  std::string error;
+  RunnerOptions options;
+  options.workers = static_cast<int>(Number(args, "--workers", 2, 1, 4096, error));
+  double nvml_period = Number(args, "--nvml-period", 0.5, 0.01, 3600, error);
+  if (!args.values.count("--jobs")) error = "--jobs FILE is required (or --generate)";
+  if (!error.empty()) {
+    std::cerr << "mgb batch: " << error << "\n";
+    return 2;
+  }
+  JobListResult list = LoadJobList(Value(args, "--jobs"));
+  if (!list.ok()) {
+    std::cerr << "mgb batch: " << list.error << "\n";
+    return 2;
+  }
+  std::string out = Value(args, "--out");
+  options.socket = Value(args, "--socket");
+  options.log_dir = Value(args, "--logs", out + ".logs");
+  std::error_code ec;
+  std::filesystem::create_directories(options.log_dir, ec);
+  if (ec) {
+    std::cerr << "mgb batch: --logs " << options.log_dir << ": " << ec.message() << "\n";
+    return 2;
+  }
+  options.progress = &std::cout;
+  options.stop = &g_stop;
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+
+  RunInfo info{Value(args, "--label"), Value(args, "--jobs"), options.socket, options.workers, ""};
+  std::unique_ptr<GpuSampler> sampler;
+  if (args.no_nvml) {
+    info.gpu_note = "sampling off (--no-nvml)";
+  } else {
+    sampler = GpuSampler::Start(nvml_period, &info.gpu_note);
+  }
+  BatchResult result = RunBatch(list.jobs, options);
+  std::vector<GpuSample> samples = sampler ? sampler->Stop() : std::vector<GpuSample>{};
+
+  PrintSummaryTable(std::cout, result, info);
+  if (!WriteFile(out, BatchResultToJson(result, info, samples))) {
+    std::cerr << "mgb batch: cannot write " << out << "\n";
+    return 2;
+  }
+  Summary s = Summarize(result);
+  return (s.crashed || s.check_failed || s.not_run) ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace mgb::batch
+
+int RunBatchCommand(int argc, char** argv) {
+  using namespace mgb::batch;
+  Args args = ParseArgs(argc, argv);
+  if (args.help) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (args.error.empty() && !args.values.count("--out")) args.error = "--out FILE is required";
+  if (!args.error.empty()) {
+    std::cerr << "mgb batch: " << args.error << " (try --help)\n";
+    return 2;
+  }
+  return args.generate ? Generate(args) : Run(args);
+}

@@ -1,0 +1,34 @@
+// The job list `mgb batch` runs: JSON {"jobs": [{"name", "argv", "memory_bytes", "arrival_s"}]}.
+#ifndef MGB_SERVICE_BATCH_JOB_LIST_H
+#define MGB_SERVICE_BATCH_JOB_LIST_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mgb::batch {
+
+struct Job {
+  std::string name;
+  std::vector<std::string> argv;  // argv[0] is the program (PATH is searched)
+  uint64_t memory_bytes = 0;      // estimate, for policies and reports; 0 = unknown
+  double arrival_s = 0;           // offset from the batch start at which the job is queued
+  std::string workload;           // optional: the workload it runs (mix generator fills it)
+  double gb = 0;                  // optional: its --gb size
+};
+
+struct JobListResult {
+  std::vector<Job> jobs;
+  std::string error;  // empty on success; otherwise "<source>: jobs[3].argv: ..."
+  bool ok() const { return error.empty(); }
+};
+
+// Parses and validates a job list; `source` names the file in error messages.
+JobListResult ParseJobList(const std::string& text, const std::string& source);
+JobListResult LoadJobList(const std::string& path);
+
+std::string JobListToJson(const std::vector<Job>& jobs);
+
+}  // namespace mgb::batch
+
+#endif  // MGB_SERVICE_BATCH_JOB_LIST_H

@@ -1,0 +1,177 @@
+#include "runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <thread>
+
+namespace mgb::batch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A file-system-safe version of a job name for its log files.
+std::string LogStem(const std::string& name) {
+  std::string stem = name;
+  for (char& c : stem)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
+  return stem;
+}
+
+// Starts the job in its own process group (so a stop can kill its whole tree).
+pid_t Launch(JobRecord& r, const RunnerOptions& options) {
+  r.stdout_path = options.log_dir + "/" + LogStem(r.job.name) + ".out";
+  r.stderr_path = options.log_dir + "/" + LogStem(r.job.name) + ".err";
+  std::vector<char*> argv;
+  for (std::string& a : r.job.argv) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid != 0) return pid;  // parent (or -1)
+  setpgid(0, 0);
+  int out = open(r.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int err = open(r.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (out < 0 || err < 0) _exit(126);
+  dup2(out, STDOUT_FILENO);
+  dup2(err, STDERR_FILENO);
+  close(out);
+  close(err);
+  execvp(argv[0], argv.data());
+  // Only async-signal-safe calls after fork (the parent may have other threads).
+  const char* why = strerror(errno);
+  const char* parts[] = {"mgb batch: cannot run '", argv[0], "': ", why, "\n"};
+  for (const char* part : parts) {
+    ssize_t ignored = write(STDERR_FILENO, part, strlen(part));
+    (void)ignored;
+  }
+  _exit(127);
+}
+
+void Complete(JobRecord& r, int status, double now) {
+  r.ended_s = now;
+  if (WIFEXITED(status)) {
+    r.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    r.signal = WTERMSIG(status);
+  }
+  r.crashed = !(WIFEXITED(status) && r.exit_code == 0);
+  JobOutput output = ParseJobOutput(ReadFile(r.stdout_path), ReadFile(r.stderr_path));
+  r.kernels = output.kernels;
+  r.result = output.result;
+  r.oom = r.crashed && output.mentions_oom;
+}
+
+void Report(const RunnerOptions& options, double now, const std::string& text) {
+  if (!options.progress) return;
+  char stamp[32];
+  std::snprintf(stamp, sizeof(stamp), "[%8.1fs] ", now);
+  *options.progress << stamp << text << std::endl;
+}
+
+}  // namespace
+
+double JobRecord::KernelMs() const {
+  double total = 0;
+  for (const KernelTime& k : kernels) total += k.ms;
+  return total;
+}
+
+BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options) {
+  BatchResult result;
+  for (const Job& job : jobs) {
+    JobRecord r;
+    r.job = job;
+    r.queued_s = job.arrival_s;
+    result.records.push_back(std::move(r));
+  }
+  // Queue order: arrival time, then list order.
+  std::vector<size_t> order(jobs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return jobs[a].arrival_s < jobs[b].arrival_s; });
+
+  // Set once here, inherited by every job (nothing but async-signal-safe calls after fork).
+  if (!options.socket.empty()) setenv("MGB_SOCKET", options.socket.c_str(), 1);
+  const Clock::time_point start = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  std::vector<std::pair<pid_t, size_t>> running;  // pid, record index
+  size_t next = 0, done = 0, crashed = 0;
+  const int workers = std::max(1, options.workers);
+
+  while (next < order.size() || !running.empty()) {
+    if (options.stop && *options.stop) {
+      result.interrupted = true;
+      for (auto& [pid, index] : running) kill(-pid, SIGTERM);
+      for (auto& [pid, index] : running) {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        Complete(result.records[index], status, elapsed());
+      }
+      running.clear();
+      Report(options, elapsed(), "interrupted: running jobs were stopped, queued jobs not started");
+      break;
+    }
+    while (running.size() < size_t(workers) && next < order.size() &&
+           jobs[order[next]].arrival_s <= elapsed()) {
+      JobRecord& r = result.records[order[next]];
+      r.started_s = elapsed();
+      pid_t pid = Launch(r, options);
+      ++next;
+      if (pid < 0) {  // fork failed: the job counts as crashed
+        r.ended_s = r.started_s;
+        r.crashed = true;
+        ++done;
+        ++crashed;
+        Report(options, r.ended_s, "cannot start " + r.job.name + ": " + std::strerror(errno));
+        continue;
+      }
+      setpgid(pid, pid);  // also here: no race with the child's own setpgid
+      running.emplace_back(pid, order[next - 1]);
+      Report(options, r.started_s,
+             "start " + r.job.name + " (" + std::to_string(next) + "/" + std::to_string(jobs.size()) +
+                 " started, " + std::to_string(running.size()) + " running)");
+    }
+    for (size_t i = 0; i < running.size();) {
+      int status = 0;
+      pid_t pid = waitpid(running[i].first, &status, WNOHANG);
+      if (pid == 0) {
+        ++i;
+        continue;
+      }
+      JobRecord& r = result.records[running[i].second];
+      Complete(r, status, elapsed());
+      running.erase(running.begin() + i);
+      ++done;
+      crashed += r.crashed;
+      char line[256];
+      std::snprintf(line, sizeof(line), "end %s %s%s %.1fs (%zu/%zu done, %zu crashed, %zu running)",
+                    r.job.name.c_str(),
+                    r.signal ? ("signal=" + std::to_string(r.signal)).c_str()
+                             : ("exit=" + std::to_string(r.exit_code)).c_str(),
+                    r.oom ? " OOM" : (r.result.empty() ? "" : (" " + r.result).c_str()),
+                    r.ended_s - r.started_s, done, jobs.size(), crashed, running.size());
+      Report(options, r.ended_s, line);
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(options.poll_s));
+  }
+  for (const JobRecord& r : result.records) result.makespan_s = std::max(result.makespan_s, r.ended_s);
+  return result;
+}
+
+}  // namespace mgb::batch

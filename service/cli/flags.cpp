@@ -1,0 +1,112 @@
+#include "flags.h"
+
+#include <charconv>
+#include <cstdio>
+
+#include "byte_size.h"
+
+namespace mgb::cli {
+
+FlagParser::FlagParser(std::string command, std::string usage)
+    : command_(std::move(command)), usage_(std::move(usage)) {}
+
+void FlagParser::String(std::string name, std::string *out, std::string help) {
+  flags_.push_back({std::move(name), std::move(help), "VALUE", true,
+                    [out](const std::string &v) -> std::optional<std::string> {
+                      *out = v;
+                      return std::nullopt;
+                    }});
+}
+
+void FlagParser::Bool(std::string name, bool *out, std::string help) {
+  flags_.push_back({std::move(name), std::move(help), "", false,
+                    [out](const std::string &) -> std::optional<std::string> {
+                      *out = true;
+                      return std::nullopt;
+                    }});
+}
+
+void FlagParser::Int(std::string name, int64_t *out, std::string help) {
+  flags_.push_back({std::move(name), std::move(help), "N", true,
+                    [out](const std::string &v) -> std::optional<std::string> {
+                      int64_t n = 0;
+                      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+                      if (ec != std::errc() || end != v.data() + v.size()) {
+                        return "expects a whole number, got '" + v + "'";
+                      }
+                      *out = n;
+                      return std::nullopt;
+                    }});
+}
+
+void FlagParser::Size(std::string name, uint64_t *out, std::string help) {
+  flags_.push_back({std::move(name), std::move(help), "SIZE", true,
+                    [out](const std::string &v) -> std::optional<std::string> {
+                      std::optional<uint64_t> bytes = ParseByteSize(v);
+                      if (!bytes) {
+                        return "expects a size like 512M, 10G, 100GiB or a byte count, got '" +
+                               v + "'";
+                      }
+                      *out = *bytes;
+                      return std::nullopt;
+                    }});
+}
+
+std::string FlagParser::Help() const {
+  std::string text = "Usage: " + usage_ + "\n\nFlags:\n";
+  for (const Flag &f : flags_) {
+    std::string left = "  --" + f.name + (f.takes_value ? " " + f.value_name : "");
+    if (left.size() < 28) left.resize(28, ' ');
+    text += left + " " + f.help + "\n";
+  }
+  text += "  --help                      print this help and exit\n";
+  return text;
+}
+
+int FlagParser::Fail(const std::string &message) const {
+  std::fprintf(stderr, "%s: %s (see %s --help)\n", command_.c_str(), message.c_str(),
+               command_.c_str());
+  return 2;
+}
+
+std::optional<int> FlagParser::Parse(int argc, char **argv, std::vector<std::string> *rest) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") {
+      if (rest == nullptr) return Fail("unexpected '--'");
+      for (++i; i < argc; ++i) rest->emplace_back(argv[i]);
+      break;
+    }
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(Help().c_str(), stdout);
+      return 0;
+    }
+    if (!arg.starts_with("--")) {
+      if (rest == nullptr) return Fail("unexpected argument '" + arg + "'");
+      rest->push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> value;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    const Flag *flag = nullptr;
+    for (const Flag &f : flags_) {
+      if (f.name == name) flag = &f;
+    }
+    if (flag == nullptr) return Fail("unknown flag --" + name);
+    if (flag->takes_value && !value) {
+      if (i + 1 >= argc) return Fail("--" + name + " needs a value");
+      value = argv[++i];
+    }
+    if (!flag->takes_value && value) return Fail("--" + name + " takes no value");
+    if (std::optional<std::string> error = flag->set(value.value_or(""))) {
+      return Fail("--" + name + " " + *error);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace mgb::cli

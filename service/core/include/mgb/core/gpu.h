@@ -1,0 +1,50 @@
+// The description of one GPU the scheduler places tasks on, and of a task's launch shape.
+#ifndef MGB_SERVICE_CORE_MGB_CORE_GPU_H
+#define MGB_SERVICE_CORE_MGB_CORE_GPU_H
+
+#include <cstdint>
+#include <string>
+
+namespace mgb::core {
+
+// Per-SM hardware limits. Defaults are Hopper's (H100/H200, compute capability 9.0).
+struct SmLimits {
+  uint32_t max_blocks = 32;
+  uint32_t max_warps = 64;
+  uint32_t registers = 65536;
+  uint32_t shared_bytes = 233472;  // 228 KiB
+};
+
+struct GpuSpec {
+  std::string name;
+  uint64_t memory_bytes = 0;
+  uint32_t sms = 0;
+  SmLimits sm;
+  std::string uuid;        // NVML "GPU-..."; empty for GPUs from a config file
+  std::string pci_bus_id;  // empty for GPUs from a config file
+  bool has_nvml = false;   // free memory comes from NVML (UpdateDeviceMemory) as well
+
+  uint64_t warp_capacity() const { return uint64_t{sms} * sm.max_warps; }
+};
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t{x} * y * z; }
+};
+
+struct LaunchShape {
+  Dim3 grid;
+  Dim3 block;
+  uint32_t registers_per_thread = 0;    // 0 = unknown
+  uint32_t shared_bytes_per_block = 0;  // 0 = unknown or none
+
+  uint64_t threads_per_block() const { return block.count(); }
+  uint64_t warps_per_block() const { return (threads_per_block() + 31) / 32; }
+  uint64_t blocks() const { return grid.count(); }
+  // The paper's warp count: ceil(threads per block / 32) x blocks (callers cap it per GPU).
+  uint64_t warps() const { return warps_per_block() * blocks(); }
+};
+
+}  // namespace mgb::core
+
+#endif  // MGB_SERVICE_CORE_MGB_CORE_GPU_H

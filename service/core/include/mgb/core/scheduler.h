@@ -1,0 +1,291 @@
+// mgb::core::Scheduler: the node scheduler's decisions, as a plain library.
+//
+// No gRPC, no threads, no blocking, no clock: every call that can change state takes the current
+// time (`now`, microseconds on any monotonic or simulated time line) and every decision goes out
+// through the EventSink, synchronously, before the call returns. mgbd wraps one Scheduler with one
+// mutex; `mgb simulate` drives the same class with simulated time.
+//
+// How to drive it (simulator authors):
+//   1. Build the GPUs (GpuSpec; LoadGpuConfig in gpu_config.h reads mgbd's --gpus JSON) and
+//      Options (ParsePolicy("mgb" | "mgb-sm" | "single" | "cg:N" | "memory")), then
+//      Scheduler::Create(gpus, options, &sink).
+//   2. One OpenSession per process (job). TaskBegin either places the task at once
+//      (BeginResult::gpu >= 0, a kTaskPlaced event was emitted) or queues it (gpu == -1): a
+//      kTaskPlaced event for that task arrives later, from inside whichever call made room
+//      (TaskEnd, CloseSession, CancelWaiting, ExpireDeadlines, UpdateDeviceMemory).
+//   3. TaskEnd when the task's work is done; CloseSession when the job exits (it releases
+//      everything the session holds or waits for, including its CUDA context reserves).
+//   4. With deadlines, call ExpireDeadlines(now) at NextDeadline() (or at least before reading
+//      results); expired waiters get kTaskCancelled with reason kDeadline.
+// Costs: a decision is O(GPUs) (mgb-sm: O(GPUs x SMs)); a release rescans the FIFO wait queue but
+// stops as soon as no unreserved GPU has room for the smallest waiting request, so a long queue of
+// tasks that cannot fit is not walked on every event.
+//
+// Fairness rule (docs/service.md): the queue is FIFO. The oldest waiting task that cannot be placed
+// reserves one GPU (sticky: chosen once, the one with most available memory among those whose
+// capacity can ever hold it); younger tasks may be placed ahead of it, but only on other GPUs
+// (backfilling). Pending grows of running tasks are served before any waiting TaskBegin and ignore
+// the reservation (the growing program is blocked and holds memory: making it wait behind the
+// reservation could deadlock).
+#ifndef MGB_SERVICE_CORE_MGB_CORE_SCHEDULER_H
+#define MGB_SERVICE_CORE_MGB_CORE_SCHEDULER_H
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "mgb/core/gpu.h"
+
+namespace mgb::core {
+
+using SessionId = uint64_t;
+using TaskId = uint64_t;
+using Micros = int64_t;  // the caller's time line; 0 in a deadline means "none"
+
+inline constexpr uint64_t kMiB = uint64_t{1} << 20;
+// CUDA context cost per process per H200 measured with nvidia-smi, with and without MPS.
+inline constexpr uint64_t kDefaultContextReserve = 520 * kMiB;
+
+enum class PolicyKind {
+  kMgb,        // Algorithm 3: enough memory, then fewest warps in use
+  kMgbSm,      // Algorithm 2: per-SM thread-block placement; compute is hard
+  kSingle,     // single assignment: a session owns one GPU from its first task to its end
+  kCoreToGpu,  // cg:N: up to N sessions per GPU, round robin, memory-blind (unsafe by design)
+  kMemory,     // schedGPU-like: enough memory, then most available memory
+};
+
+struct Policy {
+  PolicyKind kind = PolicyKind::kMgb;
+  uint32_t sessions_per_gpu = 0;  // cg:N only
+  std::string Name() const;
+};
+// "mgb", "mgb-sm", "single", "cg:N" (N >= 1), "memory"; the error lists the valid names.
+absl::StatusOr<Policy> ParsePolicy(std::string_view name);
+
+struct Options {
+  Policy policy;
+  uint64_t context_reserve_bytes = kDefaultContextReserve;
+};
+
+enum class EventKind {
+  kSessionOpened,
+  kSessionClosed,
+  kTaskQueued,
+  kTaskPlaced,
+  kTaskGrown,
+  kTaskEnded,
+  kTaskCancelled,  // a waiting task (or a pending grow, is_grow) gave up
+};
+
+enum class CancelReason { kNone, kDeadline, kCancelled, kSessionClosed };
+
+struct Event {
+  EventKind kind = EventKind::kTaskQueued;
+  Micros time = 0;
+  SessionId session = 0;
+  TaskId task = 0;
+  int gpu = -1;
+  uint64_t memory_bytes = 0;  // the task's reservation (after growing, for kTaskGrown)
+  uint64_t warps = 0;
+  bool is_grow = false;       // kTaskCancelled / kTaskQueued of a grow request
+  CancelReason reason = CancelReason::kNone;
+};
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void OnEvent(const Event &event) = 0;
+};
+
+struct TaskRequest {
+  uint64_t memory_bytes = 0;
+  LaunchShape shape;
+  Micros deadline = 0;  // 0 = wait as long as it takes
+  std::string label;
+};
+
+struct BeginResult {
+  TaskId task = 0;
+  int gpu = -1;  // -1: queued, a kTaskPlaced (or kTaskCancelled) event follows later
+};
+
+struct GrowResult {
+  bool grown = false;         // false: queued, a kTaskGrown (or kTaskCancelled) event follows
+  uint64_t memory_bytes = 0;  // the reservation now
+};
+
+struct GpuSnapshot {
+  GpuSpec spec;
+  uint64_t memory_reserved = 0;  // task reservations plus context reserves
+  uint64_t memory_used = 0;      // NVML's used bytes; for config GPUs, memory_reserved
+  uint64_t memory_available = 0;
+  uint64_t warps_in_use = 0;
+  uint32_t tasks = 0;
+  uint32_t sessions = 0;         // sessions charged a context reserve here
+};
+
+struct TaskSnapshot {
+  TaskId task = 0;
+  SessionId session = 0;
+  int64_t pid = 0;
+  std::string program;
+  std::string label;
+  uint64_t memory_bytes = 0;
+  uint64_t warps = 0;
+  int gpu = -1;
+  Micros since = 0;
+};
+
+struct Snapshot {
+  std::string policy;
+  std::vector<GpuSnapshot> gpus;
+  std::vector<TaskSnapshot> running;
+  std::vector<TaskSnapshot> waiting;  // queue order
+  uint32_t sessions = 0;
+  uint64_t decisions = 0;
+};
+
+class Scheduler {
+ public:
+  // Fails on no GPUs, a GPU with zero memory or SMs, or zero per-SM limits.
+  static absl::StatusOr<std::unique_ptr<Scheduler>> Create(std::vector<GpuSpec> gpus,
+                                                           Options options, EventSink *sink);
+  ~Scheduler();
+
+  SessionId OpenSession(int64_t pid, std::string program, Micros now);
+  // Ends every task of the session, cancels its waiters and grows, frees its context reserves.
+  absl::Status CloseSession(SessionId session, Micros now);
+
+  // Errors (state unchanged): INVALID_ARGUMENT naming the field (zero shape, memory above every
+  // GPU's capacity, a block no SM can hold under mgb-sm), NOT_FOUND for an unknown session.
+  absl::StatusOr<BeginResult> TaskBegin(SessionId session, const TaskRequest &request, Micros now);
+  absl::StatusOr<GrowResult> TaskGrow(SessionId session, TaskId task, uint64_t extra_bytes,
+                                      Micros deadline, Micros now);
+  // The task really allocated `allocated_bytes` of its reservation so far (NVML accounting).
+  absl::Status TaskUsage(SessionId session, TaskId task, uint64_t allocated_bytes, Micros now);
+  // Releases a running task, or withdraws a waiting one.
+  absl::Status TaskEnd(SessionId session, TaskId task, Micros now);
+  // Withdraws a waiting TaskBegin (or the task's pending grow when is_grow); NOT_FOUND if there is
+  // none (for instance because it was placed a moment ago).
+  absl::Status CancelWaiting(SessionId session, TaskId task, bool is_grow, CancelReason reason,
+                             Micros now);
+
+  void ExpireDeadlines(Micros now);
+  std::optional<Micros> NextDeadline() const;
+
+  // NVML's view of an NVML GPU (ignored for config GPUs); retries waiting tasks.
+  void UpdateDeviceMemory(int gpu, uint64_t free_bytes, uint64_t used_bytes, Micros now);
+
+  Snapshot Status() const;
+  const GpuSpec &gpu(int index) const { return gpus_[index].spec; }
+  int gpu_count() const { return static_cast<int>(gpus_.size()); }
+  const Policy &policy() const { return options_.policy; }
+  uint64_t context_reserve_bytes() const { return options_.context_reserve_bytes; }
+  size_t waiting_count() const { return waiting_.size(); }
+  size_t running_count() const { return tasks_.size() - waiting_.size(); }
+  uint64_t decisions() const { return decisions_; }
+
+ private:
+  struct SmUse {
+    uint32_t blocks = 0, warps = 0, registers = 0, shared_bytes = 0;
+  };
+  struct GpuState {
+    GpuSpec spec;
+    uint64_t reserved = 0;        // sum of task reservations
+    uint32_t contexts = 0;        // sessions charged a context reserve here
+    uint32_t pending_contexts = 0;  // of those, with no usage report yet (not in NVML's view)
+    uint64_t unallocated = 0;     // sum over tasks of max(0, reservation - reported allocated)
+    uint64_t nvml_free = 0, nvml_used = 0;
+    uint64_t warps = 0;
+    uint32_t tasks = 0;
+    uint32_t pinned_sessions = 0;  // single / cg:N
+    std::vector<SmUse> sm_use;     // mgb-sm only
+    uint32_t next_sm = 0;          // mgb-sm round robin start
+  };
+  enum class ContextState : uint8_t { kNone, kCharged, kConfirmed };
+  struct Session {
+    int64_t pid = 0;
+    std::string program;
+    std::vector<ContextState> context;  // per GPU
+    int pinned_gpu = -1;                // single / cg:N
+    std::set<TaskId> tasks;
+  };
+  struct Task {
+    SessionId session = 0;
+    uint64_t memory = 0;
+    uint64_t allocated = 0;
+    uint64_t warps = 0;  // as charged on its GPU
+    LaunchShape shape;
+    std::string label;
+    int gpu = -1;
+    Micros since = 0;
+    Micros deadline = 0;
+    uint64_t queue_seq = 0;
+    int reserved_gpu = -1;  // sticky reservation while it is the blocked queue head
+    std::vector<uint16_t> sm_blocks;  // mgb-sm: blocks placed per SM
+    uint64_t grow_extra = 0;          // > 0 while a grow waits
+    Micros grow_deadline = 0;
+    uint64_t grow_seq = 0;
+  };
+  struct Fit {
+    int gpu = -1;
+    std::vector<uint16_t> sm_blocks;
+  };
+
+  Scheduler(std::vector<GpuSpec> gpus, Options options, EventSink *sink);
+
+  absl::Status ValidateRequest(const TaskRequest &request) const;
+  absl::StatusOr<Task *> OwnedTask(SessionId session, TaskId task, std::string_view field);
+
+  uint64_t Available(const GpuState &g) const;
+  uint64_t Needed(const Session &s, int gpu, uint64_t memory) const;
+  uint64_t WarpsOn(const GpuState &g, const LaunchShape &shape) const;
+  // The GPU the policy picks for the task among those not excluded, or gpu -1.
+  Fit Choose(const Session &s, const Task &t, const std::vector<bool> &excluded) const;
+  bool FitsMemory(const Session &s, int gpu, uint64_t memory) const;
+  // mgb-sm: blocks per SM for the task on g in hardware round-robin order, or none if they
+  // do not all fit (a grid larger than the GPU holds at once counts as one full wave).
+  std::optional<std::vector<uint16_t>> FitSms(const GpuState &g, const LaunchShape &shape) const;
+  static uint32_t BlocksPerEmptySm(const GpuSpec &spec, const LaunchShape &shape);
+  int ChooseReservation(const Task &t) const;
+
+  void Place(TaskId id, Task &t, Fit fit, Micros now);
+  void Release(Task &t);
+  void Enqueue(TaskId id, Task &t);
+  void Dequeue(TaskId id, Task &t);
+  void DropGrow(TaskId id, Task &t);
+  void ChargeContext(Session &s, int gpu);
+  void RetryWaiting(Micros now);
+  void Emit(Event event);
+  Event TaskEvent(EventKind kind, TaskId id, const Task &t, Micros now) const;
+
+  std::vector<GpuState> gpus_;
+  Options options_;
+  EventSink *sink_;
+  std::unordered_map<SessionId, Session> sessions_;
+  std::unordered_map<TaskId, Task> tasks_;   // running and waiting
+  std::map<uint64_t, TaskId> waiting_;        // FIFO by queue_seq
+  std::multiset<uint64_t> waiting_memory_;    // for the early stop of RetryWaiting
+  std::map<uint64_t, TaskId> growing_;        // pending grows, FIFO
+  std::set<std::pair<Micros, TaskId>> deadlines_;       // waiting TaskBegins
+  std::set<std::pair<Micros, TaskId>> grow_deadlines_;  // pending grows
+  int head_gpu_ = -1;  // the GPU reserved by the blocked queue head, -1 if none
+  uint64_t max_capacity_ = 0;
+  uint32_t cg_next_ = 0;
+  uint64_t next_seq_ = 1;
+  SessionId next_session_ = 1;
+  TaskId next_task_ = 1;
+  uint64_t decisions_ = 0;
+};
+
+}  // namespace mgb::core
+
+#endif  // MGB_SERVICE_CORE_MGB_CORE_SCHEDULER_H

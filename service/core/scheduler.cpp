@@ -1,0 +1,568 @@
+// Scheduler state changes: sessions, tasks, the wait queue and the accounting behind Available().
+// Which GPU a task gets is decided in placement.cpp.
+#include "mgb/core/scheduler.h"
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace mgb::core {
+namespace {
+
+uint64_t SaturatingSub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+uint64_t Unallocated(uint64_t memory, uint64_t allocated) { return SaturatingSub(memory, allocated); }
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(std::vector<GpuSpec> gpus,
+                                                             Options options, EventSink *sink) {
+  if (gpus.empty()) return absl::InvalidArgumentError("gpus: at least one GPU is needed");
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const GpuSpec &g = gpus[i];
+    const std::string where = absl::StrCat("gpus[", i, "] (", g.name, ")");
+    if (g.memory_bytes == 0) return absl::InvalidArgumentError(where + ".memory_bytes must be > 0");
+    if (g.sms == 0) return absl::InvalidArgumentError(where + ".sms must be > 0");
+    if (g.sm.max_blocks == 0 || g.sm.max_warps == 0 || g.sm.registers == 0 ||
+        g.sm.shared_bytes == 0) {
+      return absl::InvalidArgumentError(where + ": per-SM limits must be > 0");
+    }
+  }
+  if (options.policy.kind == PolicyKind::kCoreToGpu && options.policy.sessions_per_gpu == 0) {
+    return absl::InvalidArgumentError("policy cg:N needs N >= 1");
+  }
+  return std::unique_ptr<Scheduler>(new Scheduler(std::move(gpus), std::move(options), sink));
+}
+
+Scheduler::Scheduler(std::vector<GpuSpec> gpus, Options options, EventSink *sink)
+    : options_(std::move(options)), sink_(sink) {
+  for (GpuSpec &spec : gpus) {
+    GpuState g;
+    g.nvml_free = spec.memory_bytes;
+    if (options_.policy.kind == PolicyKind::kMgbSm) g.sm_use.resize(spec.sms);
+    max_capacity_ = std::max(max_capacity_, spec.memory_bytes);
+    g.spec = std::move(spec);
+    gpus_.push_back(std::move(g));
+  }
+}
+
+Scheduler::~Scheduler() = default;
+
+void Scheduler::Emit(Event event) {
+  if (sink_ != nullptr) sink_->OnEvent(event);
+}
+
+Event Scheduler::TaskEvent(EventKind kind, TaskId id, const Task &t, Micros now) const {
+  Event e;
+  e.kind = kind;
+  e.time = now;
+  e.session = t.session;
+  e.task = id;
+  e.gpu = t.gpu;
+  e.memory_bytes = t.memory;
+  e.warps = t.warps;
+  return e;
+}
+
+// ---- sessions -------------------------------------------------------------------------------
+
+SessionId Scheduler::OpenSession(int64_t pid, std::string program, Micros now) {
+  const SessionId id = next_session_++;
+  Session &s = sessions_[id];
+  s.pid = pid;
+  s.program = std::move(program);
+  s.context.assign(gpus_.size(), ContextState::kNone);
+  Event e;
+  e.kind = EventKind::kSessionOpened;
+  e.time = now;
+  e.session = id;
+  Emit(e);
+  return id;
+}
+
+absl::Status Scheduler::CloseSession(SessionId session, Micros now) {
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
+  Session &s = it->second;
+  for (TaskId id : s.tasks) {
+    Task &t = tasks_.at(id);
+    if (t.gpu < 0) {
+      Dequeue(id, t);
+      Event e = TaskEvent(EventKind::kTaskCancelled, id, t, now);
+      e.reason = CancelReason::kSessionClosed;
+      Emit(e);
+    } else {
+      if (t.grow_extra > 0) {
+        Event e = TaskEvent(EventKind::kTaskCancelled, id, t, now);
+        e.is_grow = true;
+        e.reason = CancelReason::kSessionClosed;
+        DropGrow(id, t);
+        Emit(e);
+      }
+      Release(t);
+      Emit(TaskEvent(EventKind::kTaskEnded, id, t, now));
+    }
+    tasks_.erase(id);
+  }
+  for (size_t g = 0; g < gpus_.size(); ++g) {
+    if (s.context[g] == ContextState::kNone) continue;
+    --gpus_[g].contexts;
+    if (s.context[g] == ContextState::kCharged) --gpus_[g].pending_contexts;
+  }
+  if (s.pinned_gpu >= 0) --gpus_[s.pinned_gpu].pinned_sessions;
+  sessions_.erase(it);
+  Event e;
+  e.kind = EventKind::kSessionClosed;
+  e.time = now;
+  e.session = session;
+  Emit(e);
+  RetryWaiting(now);
+  return absl::OkStatus();
+}
+
+void Scheduler::ChargeContext(Session &s, int gpu) {
+  if (s.context[gpu] != ContextState::kNone) return;
+  s.context[gpu] = ContextState::kCharged;
+  ++gpus_[gpu].contexts;
+  ++gpus_[gpu].pending_contexts;
+}
+
+// ---- validation -----------------------------------------------------------------------------
+
+absl::Status Scheduler::ValidateRequest(const TaskRequest &r) const {
+  const std::pair<const char *, uint32_t> dims[] = {
+      {"shape.grid.x", r.shape.grid.x},   {"shape.grid.y", r.shape.grid.y},
+      {"shape.grid.z", r.shape.grid.z},   {"shape.block.x", r.shape.block.x},
+      {"shape.block.y", r.shape.block.y}, {"shape.block.z", r.shape.block.z}};
+  for (const auto &[field, value] : dims) {
+    if (value == 0) return absl::InvalidArgumentError(absl::StrCat(field, " must be > 0"));
+  }
+  if (r.shape.threads_per_block() > 1024) {
+    return absl::InvalidArgumentError(absl::StrCat("shape.block has ", r.shape.threads_per_block(),
+                                                   " threads; CUDA allows at most 1024"));
+  }
+  // A request that no GPU can ever hold would wait forever: refuse it now.
+  const bool memory_blind = options_.policy.kind == PolicyKind::kCoreToGpu;
+  const uint64_t need = r.memory_bytes + (memory_blind ? 0 : options_.context_reserve_bytes);
+  if (r.memory_bytes > max_capacity_ || need > max_capacity_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "memory_bytes ", r.memory_bytes, " (plus a context reserve of ",
+        memory_blind ? 0 : options_.context_reserve_bytes, ") exceeds the largest GPU's ",
+        max_capacity_, " bytes"));
+  }
+  if (options_.policy.kind == PolicyKind::kMgbSm) {
+    bool any = false;
+    for (const GpuState &g : gpus_) any = any || BlocksPerEmptySm(g.spec, r.shape) > 0;
+    if (!any) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shape.block: one block (", r.shape.threads_per_block(), " threads, ",
+          r.shape.registers_per_thread, " registers/thread, ", r.shape.shared_bytes_per_block,
+          " shared bytes) does not fit on an SM of any GPU"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Scheduler::Task *> Scheduler::OwnedTask(SessionId session, TaskId task,
+                                                       std::string_view field) {
+  if (!sessions_.contains(session)) {
+    return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
+  }
+  auto it = tasks_.find(task);
+  // Another session's task is reported exactly like a missing one: ids reveal nothing.
+  if (it == tasks_.end() || it->second.session != session) {
+    return absl::NotFoundError(absl::StrCat(std::string(field), ": no task ", task, " in this session"));
+  }
+  return &it->second;
+}
+
+// ---- tasks ----------------------------------------------------------------------------------
+
+absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRequest &request,
+                                                 Micros now) {
+  auto sit = sessions_.find(session);
+  if (sit == sessions_.end()) return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
+  if (absl::Status st = ValidateRequest(request); !st.ok()) return st;
+  Session &s = sit->second;
+
+  Task t;
+  t.session = session;
+  t.memory = request.memory_bytes;
+  t.shape = request.shape;
+  t.label = request.label;
+  t.since = now;
+  t.deadline = request.deadline;
+  std::vector<bool> excluded(gpus_.size(), false);
+  if (head_gpu_ >= 0) excluded[head_gpu_] = true;
+  Fit fit = Choose(s, t, excluded);
+  if (fit.gpu < 0 && t.deadline != 0 && t.deadline <= now) {
+    return absl::DeadlineExceededError("deadline_unix_ms: passed before a GPU had room");
+  }
+  const TaskId id = next_task_++;
+  Task &stored = tasks_.emplace(id, std::move(t)).first->second;
+  s.tasks.insert(id);
+  if (fit.gpu >= 0) {
+    Place(id, stored, std::move(fit), now);
+    return BeginResult{id, stored.gpu};
+  }
+  Enqueue(id, stored);
+  Emit(TaskEvent(EventKind::kTaskQueued, id, stored, now));
+  if (waiting_.size() == 1) {  // the new head: it reserves its GPU
+    stored.reserved_gpu = ChooseReservation(stored);
+    head_gpu_ = stored.reserved_gpu;
+  }
+  return BeginResult{id, -1};
+}
+
+void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
+  if (t.queue_seq != 0) Dequeue(id, t);
+  Session &s = sessions_.at(t.session);
+  GpuState &g = gpus_[fit.gpu];
+  ChargeContext(s, fit.gpu);
+  t.gpu = fit.gpu;
+  t.since = now;
+  t.reserved_gpu = -1;
+  if (options_.policy.kind == PolicyKind::kMgbSm) {
+    const uint32_t wpb = static_cast<uint32_t>(t.shape.warps_per_block());
+    const uint32_t rpb = t.shape.registers_per_thread * static_cast<uint32_t>(t.shape.threads_per_block());
+    uint64_t blocks = 0;
+    for (size_t sm = 0; sm < fit.sm_blocks.size(); ++sm) {
+      const uint32_t n = fit.sm_blocks[sm];
+      g.sm_use[sm].blocks += n;
+      g.sm_use[sm].warps += n * wpb;
+      g.sm_use[sm].registers += n * rpb;
+      g.sm_use[sm].shared_bytes += n * t.shape.shared_bytes_per_block;
+      blocks += n;
+    }
+    g.next_sm = static_cast<uint32_t>((g.next_sm + blocks) % g.spec.sms);
+    t.warps = blocks * wpb;
+    t.sm_blocks = std::move(fit.sm_blocks);
+  } else {
+    t.warps = WarpsOn(g, t.shape);
+  }
+  g.reserved += t.memory;
+  g.unallocated += Unallocated(t.memory, t.allocated);
+  g.warps += t.warps;
+  ++g.tasks;
+  const bool pins = options_.policy.kind == PolicyKind::kSingle ||
+                    options_.policy.kind == PolicyKind::kCoreToGpu;
+  if (pins && s.pinned_gpu < 0) {
+    s.pinned_gpu = fit.gpu;
+    ++g.pinned_sessions;
+    cg_next_ = static_cast<uint32_t>((fit.gpu + 1) % gpus_.size());
+  }
+  ++decisions_;
+  Emit(TaskEvent(EventKind::kTaskPlaced, id, t, now));
+}
+
+void Scheduler::Release(Task &t) {
+  GpuState &g = gpus_[t.gpu];
+  g.reserved -= t.memory;
+  g.unallocated -= Unallocated(t.memory, t.allocated);
+  g.warps -= t.warps;
+  --g.tasks;
+  if (!t.sm_blocks.empty()) {
+    const uint32_t wpb = static_cast<uint32_t>(t.shape.warps_per_block());
+    const uint32_t rpb = t.shape.registers_per_thread * static_cast<uint32_t>(t.shape.threads_per_block());
+    for (size_t sm = 0; sm < t.sm_blocks.size(); ++sm) {
+      const uint32_t n = t.sm_blocks[sm];
+      g.sm_use[sm].blocks -= n;
+      g.sm_use[sm].warps -= n * wpb;
+      g.sm_use[sm].registers -= n * rpb;
+      g.sm_use[sm].shared_bytes -= n * t.shape.shared_bytes_per_block;
+    }
+  }
+}
+
+void Scheduler::Enqueue(TaskId id, Task &t) {
+  t.queue_seq = next_seq_++;
+  waiting_.emplace(t.queue_seq, id);
+  waiting_memory_.insert(t.memory);
+  if (t.deadline != 0) deadlines_.emplace(t.deadline, id);
+}
+
+void Scheduler::Dequeue(TaskId id, Task &t) {
+  waiting_.erase(t.queue_seq);
+  waiting_memory_.erase(waiting_memory_.find(t.memory));
+  if (t.deadline != 0) deadlines_.erase({t.deadline, id});
+  t.queue_seq = 0;
+}
+
+void Scheduler::DropGrow(TaskId id, Task &t) {
+  growing_.erase(t.grow_seq);
+  if (t.grow_deadline != 0) grow_deadlines_.erase({t.grow_deadline, id});
+  t.grow_extra = 0;
+  t.grow_seq = 0;
+  t.grow_deadline = 0;
+}
+
+absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task,
+                                               uint64_t extra_bytes, Micros deadline, Micros now) {
+  absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
+  if (!found.ok()) return found.status();
+  Task &t = **found;
+  if (t.gpu < 0) return absl::FailedPreconditionError(absl::StrCat("task_id: task ", task, " is still waiting for a GPU"));
+  if (t.grow_extra > 0) return absl::FailedPreconditionError(absl::StrCat("task_id: task ", task, " already has a grow waiting"));
+  if (extra_bytes == 0) return absl::InvalidArgumentError("extra_bytes must be > 0");
+  const GpuState &g = gpus_[t.gpu];
+  if (extra_bytes > g.spec.memory_bytes || t.memory + extra_bytes > g.spec.memory_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("extra_bytes ", extra_bytes, ": task ", task,
+                                                   " would exceed its GPU's ", g.spec.memory_bytes,
+                                                   " bytes"));
+  }
+  bool earlier_grow_here = false;
+  for (const auto &[seq, other] : growing_) earlier_grow_here = earlier_grow_here || tasks_.at(other).gpu == t.gpu;
+  const bool fits = options_.policy.kind == PolicyKind::kCoreToGpu || Available(g) >= extra_bytes;
+  if (fits && !earlier_grow_here) {
+    t.grow_extra = extra_bytes;
+    GpuState &gm = gpus_[t.gpu];
+    gm.reserved += extra_bytes;
+    gm.unallocated -= Unallocated(t.memory, t.allocated);
+    t.memory += extra_bytes;
+    gm.unallocated += Unallocated(t.memory, t.allocated);
+    t.grow_extra = 0;
+    Emit(TaskEvent(EventKind::kTaskGrown, task, t, now));
+    return GrowResult{true, t.memory};
+  }
+  if (deadline != 0 && deadline <= now) {
+    return absl::DeadlineExceededError("deadline_unix_ms: passed before the GPU had room");
+  }
+  t.grow_extra = extra_bytes;
+  t.grow_seq = next_seq_++;
+  t.grow_deadline = deadline;
+  growing_.emplace(t.grow_seq, task);
+  if (deadline != 0) grow_deadlines_.emplace(deadline, task);
+  Event e = TaskEvent(EventKind::kTaskQueued, task, t, now);
+  e.is_grow = true;
+  Emit(e);
+  return GrowResult{false, t.memory};
+}
+
+absl::Status Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t allocated_bytes,
+                                  Micros /*now*/) {
+  absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
+  if (!found.ok()) return found.status();
+  Task &t = **found;
+  if (t.gpu < 0) return absl::FailedPreconditionError(absl::StrCat("task_id: task ", task, " is still waiting for a GPU"));
+  GpuState &g = gpus_[t.gpu];
+  g.unallocated -= Unallocated(t.memory, t.allocated);
+  t.allocated = allocated_bytes;
+  g.unallocated += Unallocated(t.memory, t.allocated);
+  // Memory allocated means the process's context exists: NVML's free memory already shows it.
+  Session &s = sessions_.at(session);
+  if (allocated_bytes > 0 && s.context[t.gpu] == ContextState::kCharged) {
+    s.context[t.gpu] = ContextState::kConfirmed;
+    --g.pending_contexts;
+  }
+  // No retry here: NVML's free memory is stale until the caller's UpdateDeviceMemory.
+  return absl::OkStatus();
+}
+
+absl::Status Scheduler::TaskEnd(SessionId session, TaskId task, Micros now) {
+  absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
+  if (!found.ok()) return found.status();
+  Task &t = **found;
+  if (t.gpu < 0) {
+    Dequeue(task, t);
+    Event e = TaskEvent(EventKind::kTaskCancelled, task, t, now);
+    e.reason = CancelReason::kCancelled;
+    Emit(e);
+  } else {
+    if (t.grow_extra > 0) {
+      Event e = TaskEvent(EventKind::kTaskCancelled, task, t, now);
+      e.is_grow = true;
+      e.reason = CancelReason::kCancelled;
+      DropGrow(task, t);
+      Emit(e);
+    }
+    Release(t);
+    Emit(TaskEvent(EventKind::kTaskEnded, task, t, now));
+  }
+  sessions_.at(session).tasks.erase(task);
+  tasks_.erase(task);
+  RetryWaiting(now);
+  return absl::OkStatus();
+}
+
+absl::Status Scheduler::CancelWaiting(SessionId session, TaskId task, bool is_grow,
+                                      CancelReason reason, Micros now) {
+  absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
+  if (!found.ok()) return found.status();
+  Task &t = **found;
+  Event e = TaskEvent(EventKind::kTaskCancelled, task, t, now);
+  e.is_grow = is_grow;
+  e.reason = reason;
+  if (is_grow) {
+    if (t.grow_extra == 0) return absl::NotFoundError(absl::StrCat("task_id: task ", task, " has no grow waiting"));
+    DropGrow(task, t);
+    Emit(e);
+  } else {
+    if (t.gpu >= 0) return absl::NotFoundError(absl::StrCat("task_id: task ", task, " is not waiting"));
+    Dequeue(task, t);
+    Emit(e);
+    sessions_.at(session).tasks.erase(task);
+    tasks_.erase(task);
+  }
+  RetryWaiting(now);
+  return absl::OkStatus();
+}
+
+void Scheduler::ExpireDeadlines(Micros now) {
+  bool any = false;
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+    const TaskId id = deadlines_.begin()->second;
+    Task &t = tasks_.at(id);
+    Dequeue(id, t);
+    Event e = TaskEvent(EventKind::kTaskCancelled, id, t, now);
+    e.reason = CancelReason::kDeadline;
+    Emit(e);
+    sessions_.at(t.session).tasks.erase(id);
+    tasks_.erase(id);
+    any = true;
+  }
+  while (!grow_deadlines_.empty() && grow_deadlines_.begin()->first <= now) {
+    const TaskId id = grow_deadlines_.begin()->second;
+    Task &t = tasks_.at(id);
+    Event e = TaskEvent(EventKind::kTaskCancelled, id, t, now);
+    e.is_grow = true;
+    e.reason = CancelReason::kDeadline;
+    DropGrow(id, t);
+    Emit(e);
+    any = true;
+  }
+  if (any) RetryWaiting(now);
+}
+
+std::optional<Micros> Scheduler::NextDeadline() const {
+  std::optional<Micros> next;
+  if (!deadlines_.empty()) next = deadlines_.begin()->first;
+  if (!grow_deadlines_.empty()) {
+    next = next ? std::min(*next, grow_deadlines_.begin()->first) : grow_deadlines_.begin()->first;
+  }
+  return next;
+}
+
+void Scheduler::UpdateDeviceMemory(int gpu, uint64_t free_bytes, uint64_t used_bytes, Micros now) {
+  if (gpu < 0 || gpu >= gpu_count() || !gpus_[gpu].spec.has_nvml) return;
+  gpus_[gpu].nvml_free = free_bytes;
+  gpus_[gpu].nvml_used = used_bytes;
+  RetryWaiting(now);
+}
+
+// ---- the wait queue -------------------------------------------------------------------------
+
+void Scheduler::RetryWaiting(Micros now) {
+  // Grows first, FIFO per GPU: a blocked grow holds back later grows on the same GPU only.
+  if (!growing_.empty()) {
+    std::vector<bool> blocked(gpus_.size(), false);
+    for (auto it = growing_.begin(); it != growing_.end();) {
+      const TaskId id = it->second;
+      Task &t = tasks_.at(id);
+      GpuState &g = gpus_[t.gpu];
+      if (!blocked[t.gpu] && (options_.policy.kind == PolicyKind::kCoreToGpu ||
+                              Available(g) >= t.grow_extra)) {
+        it = growing_.erase(it);
+        if (t.grow_deadline != 0) grow_deadlines_.erase({t.grow_deadline, id});
+        g.reserved += t.grow_extra;
+        g.unallocated -= Unallocated(t.memory, t.allocated);
+        t.memory += t.grow_extra;
+        g.unallocated += Unallocated(t.memory, t.allocated);
+        t.grow_extra = 0;
+        t.grow_seq = 0;
+        t.grow_deadline = 0;
+        Emit(TaskEvent(EventKind::kTaskGrown, id, t, now));
+      } else {
+        blocked[t.gpu] = true;
+        ++it;
+      }
+    }
+  }
+
+  head_gpu_ = -1;
+  std::vector<bool> excluded(gpus_.size(), false);
+  const bool memory_blind = options_.policy.kind == PolicyKind::kCoreToGpu;
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    if (head_gpu_ >= 0) {
+      if (gpus_.size() == 1) break;
+      if (!memory_blind) {
+        // Early stop: no unreserved GPU has room for even the smallest waiting request.
+        uint64_t most = 0;
+        for (size_t g = 0; g < gpus_.size(); ++g) {
+          if (!excluded[g]) most = std::max(most, Available(gpus_[g]));
+        }
+        if (most < *waiting_memory_.begin()) break;
+      }
+    }
+    const TaskId id = it->second;
+    Task &t = tasks_.at(id);
+    Fit fit = Choose(sessions_.at(t.session), t, excluded);
+    if (fit.gpu >= 0) {
+      ++it;  // Place dequeues t
+      Place(id, t, std::move(fit), now);
+      continue;
+    }
+    if (head_gpu_ < 0) {
+      if (t.reserved_gpu < 0) t.reserved_gpu = ChooseReservation(t);
+      head_gpu_ = t.reserved_gpu;
+      excluded[head_gpu_] = true;
+    }
+    ++it;
+  }
+}
+
+// ---- accounting -----------------------------------------------------------------------------
+
+uint64_t Scheduler::Available(const GpuState &g) const {
+  const uint64_t reserve = options_.context_reserve_bytes;
+  const uint64_t by_capacity = SaturatingSub(g.spec.memory_bytes, g.reserved + g.contexts * reserve);
+  if (!g.spec.has_nvml) return by_capacity;
+  // NVML sees what programs allocated (ours and others'); subtract what we granted that is not
+  // allocated yet, and the contexts that are probably not created yet.
+  const uint64_t by_nvml = SaturatingSub(g.nvml_free, g.unallocated + g.pending_contexts * reserve);
+  return std::min(by_capacity, by_nvml);
+}
+
+uint64_t Scheduler::Needed(const Session &s, int gpu, uint64_t memory) const {
+  return memory + (s.context[gpu] == ContextState::kNone ? options_.context_reserve_bytes : 0);
+}
+
+uint64_t Scheduler::WarpsOn(const GpuState &g, const LaunchShape &shape) const {
+  return std::min(shape.warps(), g.spec.warp_capacity());
+}
+
+bool Scheduler::FitsMemory(const Session &s, int gpu, uint64_t memory) const {
+  return Available(gpus_[gpu]) >= Needed(s, gpu, memory);
+}
+
+Snapshot Scheduler::Status() const {
+  Snapshot snap;
+  snap.policy = options_.policy.Name();
+  snap.sessions = static_cast<uint32_t>(sessions_.size());
+  snap.decisions = decisions_;
+  for (const GpuState &g : gpus_) {
+    GpuSnapshot gs;
+    gs.spec = g.spec;
+    gs.memory_reserved = g.reserved + g.contexts * options_.context_reserve_bytes;
+    gs.memory_used = g.spec.has_nvml ? g.nvml_used : gs.memory_reserved;
+    gs.memory_available = Available(g);
+    gs.warps_in_use = g.warps;
+    gs.tasks = g.tasks;
+    gs.sessions = g.contexts;
+    snap.gpus.push_back(std::move(gs));
+  }
+  auto describe = [&](TaskId id, const Task &t) {
+    const Session &s = sessions_.at(t.session);
+    return TaskSnapshot{id, t.session, s.pid, s.program, t.label, t.memory, t.warps, t.gpu, t.since};
+  };
+  std::vector<std::pair<TaskId, const Task *>> running;
+  for (const auto &[id, t] : tasks_) {
+    if (t.gpu >= 0) running.emplace_back(id, &t);
+  }
+  std::sort(running.begin(), running.end());
+  for (const auto &[id, t] : running) snap.running.push_back(describe(id, *t));
+  for (const auto &[seq, id] : waiting_) snap.waiting.push_back(describe(id, tasks_.at(id)));
+  return snap;
+}
+
+}  // namespace mgb::core

@@ -1,0 +1,56 @@
+// mgbd: the node's GPU scheduler daemon. See docs/service.md.
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "daemon.h"
+#include "flags.h"
+
+int main(int argc, char **argv) {
+  mgb::server::DaemonOptions options;
+  options.socket_path = "";
+  int64_t verbosity = 0;
+  mgb::cli::FlagParser flags(
+      "mgbd",
+      "mgbd --socket PATH [--gpus FILE] [--policy NAME] [--mps [--mps-dir DIR]]\n"
+      "            [--context-reserve BYTES] [--verbose N]\n\n"
+      "The node scheduler: programs linked with libmgb (and `mgb run`) ask it for a GPU per task.\n"
+      "Without --gpus the GPUs come from NVML (libnvidia-ml.so.1).");
+  flags.String("socket", &options.socket_path,
+               "Unix socket to listen on (created 0660; a stale one is replaced)");
+  flags.String("gpus", &options.gpus_file,
+               "JSON GPU description instead of NVML: {\"gpus\": [{\"name\", \"memory_bytes\", \"sms\"}]}");
+  flags.String("policy", &options.policy, "mgb (default), mgb-sm, single, cg:N, memory");
+  flags.Bool("mps", &options.mps, "start (or check) the MPS control daemon; clients get its pipe dir");
+  flags.String("mps-dir", &options.mps_directory,
+               "directory for MPS pipe/ and log/ (default /tmp/mgb-mps)");
+  flags.Size("context-reserve", &options.context_reserve_bytes,
+             "memory charged per process per GPU for its CUDA context (default 520M)");
+  flags.Int("verbose", &verbosity, "1: log one line per scheduling decision to stderr");
+  if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;
+  if (options.socket_path.empty()) return flags.Fail("--socket PATH is required");
+  options.verbosity = static_cast<int>(verbosity);
+
+  // Block the shutdown signals before any thread starts; one thread waits for them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  absl::StatusOr<std::unique_ptr<mgb::server::Daemon>> daemon = mgb::server::Daemon::Start(options);
+  if (!daemon.ok()) {
+    std::fprintf(stderr, "mgbd: %s\n", std::string(daemon.status().message()).c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "mgbd: listening on %s (policy %s)\n", options.socket_path.c_str(),
+               options.policy.c_str());
+  int received = 0;
+  sigwait(&stop_signals, &received);
+  std::fprintf(stderr, "mgbd: %s, shutting down\n", received == SIGINT ? "SIGINT" : "SIGTERM");
+  (*daemon)->Shutdown();
+  return 0;
+}

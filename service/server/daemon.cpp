@@ -1,0 +1,96 @@
+#include "daemon.h"
+
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server_builder.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+#include "mgb/core/gpu_config.h"
+#include "mps.h"
+#include "nvml.h"
+#include "unix_socket.h"
+
+namespace mgb::server {
+namespace {
+
+class NvmlProbe final : public MemoryProbe {
+ public:
+  explicit NvmlProbe(std::unique_ptr<nvml::Nvml> nvml) : nvml_(std::move(nvml)) {}
+  absl::StatusOr<nvml::DeviceMemory> Memory(uint32_t gpu_index) override {
+    return nvml_->Memory(gpu_index);
+  }
+  nvml::Nvml &nvml() { return *nvml_; }
+
+ private:
+  std::unique_ptr<nvml::Nvml> nvml_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &options) {
+  std::unique_ptr<Daemon> d(new Daemon());
+  d->socket_path_ = options.socket_path;
+
+  absl::StatusOr<core::Policy> policy = core::ParsePolicy(options.policy);
+  if (!policy.ok()) return absl::InvalidArgumentError(absl::StrCat("--policy: ", policy.status().message()));
+
+  std::vector<core::GpuSpec> gpus;
+  if (!options.gpus_file.empty()) {
+    absl::StatusOr<std::vector<core::GpuSpec>> loaded = core::LoadGpuConfig(options.gpus_file);
+    if (!loaded.ok()) return absl::InvalidArgumentError(absl::StrCat("--gpus: ", loaded.status().message()));
+    gpus = std::move(*loaded);
+  } else {
+    absl::StatusOr<std::unique_ptr<nvml::Nvml>> nvml = nvml::Nvml::Load();
+    if (!nvml.ok()) return nvml.status();
+    absl::StatusOr<std::vector<core::GpuSpec>> listed = (*nvml)->Inventory();
+    if (!listed.ok()) return listed.status();
+    gpus = std::move(*listed);
+    d->probe_ = std::make_unique<NvmlProbe>(std::move(*nvml));
+  }
+
+  ServiceOptions service_options;
+  service_options.verbosity = options.verbosity;
+  service_options.memory_probe = d->probe_.get();
+  if (options.mps) {
+    absl::StatusOr<MpsDirectories> mps = EnsureMpsControlDaemon(options.mps_directory);
+    if (!mps.ok()) return mps.status();
+    service_options.mps_pipe_directory = mps->pipe;
+  }
+
+  core::Options core_options{*policy, options.context_reserve_bytes};
+  absl::StatusOr<std::unique_ptr<SchedulerService>> service =
+      SchedulerService::Create(std::move(gpus), core_options, std::move(service_options));
+  if (!service.ok()) return service.status();
+  d->service_ = std::move(*service);
+
+  if (absl::Status st = PrepareSocketPath(options.socket_path); !st.ok()) return st;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("unix:" + options.socket_path, grpc::InsecureServerCredentials());
+  builder.RegisterService(d->service_.get());
+  // The socket file is created inside BuildAndStart: no moment with wider permissions than 0660.
+  const mode_t old_mask = umask(0117);
+  d->server_ = builder.BuildAndStart();
+  umask(old_mask);
+  if (d->server_ == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("--socket ", options.socket_path, ": cannot listen there (see gRPC's log)"));
+  }
+  if (absl::Status st = RestrictSocketPermissions(options.socket_path); !st.ok()) return st;
+  return d;
+}
+
+void Daemon::Shutdown() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  // Streams (Attach, Watch) and parked calls never end by themselves: cancel them after 200 ms.
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
+  service_->Stop();
+  unlink(socket_path_.c_str());
+}
+
+Daemon::~Daemon() {
+  if (server_ != nullptr) Shutdown();
+}
+
+}  // namespace mgb::server

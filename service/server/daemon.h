@@ -1,0 +1,50 @@
+// Daemon: mgbd assembled from its options (GPU inventory, policy, MPS, socket) and running;
+// used by mgbd's main and, in-process, by the tests and the benchmark.
+#ifndef MGB_SERVICE_SERVER_DAEMON_H
+#define MGB_SERVICE_SERVER_DAEMON_H
+
+#include <grpcpp/server.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "mgb/core/scheduler.h"
+#include "scheduler_service.h"
+
+namespace mgb::server {
+
+struct DaemonOptions {
+  std::string socket_path;
+  std::string gpus_file;  // empty: the GPUs come from NVML
+  std::string policy = "mgb";
+  bool mps = false;
+  std::string mps_directory = "/tmp/mgb-mps";
+  uint64_t context_reserve_bytes = core::kDefaultContextReserve;
+  int verbosity = 0;
+};
+
+class Daemon {
+ public:
+  // Everything that can go wrong (bad file, unknown policy, no NVML, unusable socket, MPS
+  // missing) is reported here with the flag it concerns.
+  static absl::StatusOr<std::unique_ptr<Daemon>> Start(const DaemonOptions &options);
+  ~Daemon();
+
+  // Stops accepting calls, ends every stream (sessions close), removes the socket file.
+  void Shutdown();
+  void Wait() { server_->Wait(); }
+  const std::string &socket_path() const { return socket_path_; }
+
+ private:
+  Daemon() = default;
+  std::string socket_path_;
+  std::unique_ptr<MemoryProbe> probe_;
+  std::unique_ptr<SchedulerService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  bool shut_down_ = false;
+};
+
+}  // namespace mgb::server
+
+#endif  // MGB_SERVICE_SERVER_DAEMON_H

@@ -1,0 +1,96 @@
+#include "proto_convert.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace mgb::server {
+namespace {
+
+core::Dim3 FromProto(const v1::Dim3 &d) { return core::Dim3{d.x(), d.y(), d.z()}; }
+
+void FillTask(const core::TaskSnapshot &t, v1::TaskStatus *out) {
+  out->set_task_id(t.task);
+  out->set_session_id(PublicSessionName(t.session));
+  out->set_pid(t.pid);
+  out->set_program(t.program);
+  out->set_label(t.label);
+  out->set_memory_bytes(t.memory_bytes);
+  out->set_warps(t.warps);
+  out->set_gpu_index(t.gpu);
+  out->set_since_unix_ms(t.since / 1000);
+}
+
+v1::Event::Kind KindOf(core::EventKind kind) {
+  switch (kind) {
+    case core::EventKind::kSessionOpened: return v1::Event::SESSION_OPENED;
+    case core::EventKind::kSessionClosed: return v1::Event::SESSION_CLOSED;
+    case core::EventKind::kTaskQueued: return v1::Event::TASK_QUEUED;
+    case core::EventKind::kTaskPlaced: return v1::Event::TASK_PLACED;
+    case core::EventKind::kTaskGrown: return v1::Event::TASK_GROWN;
+    case core::EventKind::kTaskEnded: return v1::Event::TASK_ENDED;
+    case core::EventKind::kTaskCancelled: return v1::Event::TASK_CANCELLED;
+  }
+  return v1::Event::KIND_UNSPECIFIED;
+}
+
+}  // namespace
+
+grpc::Status ToGrpc(const absl::Status &status) {
+  if (status.ok()) return grpc::Status::OK;
+  // absl and gRPC share the canonical code numbers.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+}
+
+core::Micros DeadlineFromUnixMs(int64_t unix_ms) { return unix_ms <= 0 ? 0 : unix_ms * 1000; }
+
+core::TaskRequest FromProto(const v1::TaskBeginRequest &request) {
+  core::TaskRequest r;
+  r.memory_bytes = request.memory_bytes();
+  r.shape.grid = FromProto(request.shape().grid());
+  r.shape.block = FromProto(request.shape().block());
+  r.shape.registers_per_thread = request.shape().registers_per_thread();
+  r.shape.shared_bytes_per_block = request.shape().shared_bytes_per_block();
+  r.deadline = DeadlineFromUnixMs(request.deadline_unix_ms());
+  r.label = request.label();
+  return r;
+}
+
+std::string PublicSessionName(core::SessionId session) { return absl::StrCat("s", session); }
+
+void ToProto(const core::Snapshot &snapshot, v1::StatusReply *reply) {
+  reply->set_policy(snapshot.policy);
+  reply->set_sessions(snapshot.sessions);
+  reply->set_decisions(snapshot.decisions);
+  for (size_t i = 0; i < snapshot.gpus.size(); ++i) {
+    const core::GpuSnapshot &g = snapshot.gpus[i];
+    v1::GpuStatus *out = reply->add_gpus();
+    out->set_index(static_cast<uint32_t>(i));
+    out->set_name(g.spec.name);
+    out->set_uuid(g.spec.uuid);
+    out->set_memory_total(g.spec.memory_bytes);
+    out->set_memory_reserved(g.memory_reserved);
+    out->set_memory_used(g.memory_used);
+    out->set_memory_available(g.memory_available);
+    out->set_warps_in_use(g.warps_in_use);
+    out->set_warp_capacity(g.spec.warp_capacity());
+    out->set_tasks(g.tasks);
+    out->set_sessions(g.sessions);
+    out->set_sms(g.spec.sms);
+  }
+  for (const core::TaskSnapshot &t : snapshot.running) FillTask(t, reply->add_tasks());
+  for (const core::TaskSnapshot &t : snapshot.waiting) FillTask(t, reply->add_waiting());
+}
+
+v1::Event ToProto(const core::Event &event, int64_t pid) {
+  v1::Event out;
+  out.set_kind(KindOf(event.kind));
+  out.set_unix_ms(event.time / 1000);
+  out.set_session_id(PublicSessionName(event.session));
+  out.set_pid(pid);
+  out.set_task_id(event.task);
+  out.set_gpu_index(event.gpu);
+  out.set_memory_bytes(event.memory_bytes);
+  out.set_warps(event.warps);
+  return out;
+}
+
+}  // namespace mgb::server

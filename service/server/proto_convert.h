@@ -1,0 +1,26 @@
+// Conversions between the core's plain structs and mgb.proto messages, and absl -> gRPC status.
+#ifndef MGB_SERVICE_SERVER_PROTO_CONVERT_H
+#define MGB_SERVICE_SERVER_PROTO_CONVERT_H
+
+#include <grpcpp/support/status.h>
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "mgb.pb.h"
+#include "mgb/core/scheduler.h"
+
+namespace mgb::server {
+
+grpc::Status ToGrpc(const absl::Status &status);
+core::TaskRequest FromProto(const v1::TaskBeginRequest &request);
+// Deadlines travel as Unix ms; the service's time line is Unix us. 0 stays "none".
+core::Micros DeadlineFromUnixMs(int64_t unix_ms);
+// Status and Watch name sessions by a public handle ("s<N>"), never by the secret session_id.
+std::string PublicSessionName(core::SessionId session);
+void ToProto(const core::Snapshot &snapshot, v1::StatusReply *reply);
+v1::Event ToProto(const core::Event &event, int64_t pid);
+
+}  // namespace mgb::server
+
+#endif  // MGB_SERVICE_SERVER_PROTO_CONVERT_H

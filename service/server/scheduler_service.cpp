@@ -1,0 +1,505 @@
+#include "scheduler_service.h"
+
+#include <sys/random.h>
+
+#include <cstdio>
+#include <deque>
+
+#include "absl/strings/str_cat.h"
+#include "proto_convert.h"
+
+namespace mgb::server {
+
+core::Micros UnixMicrosNow() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+namespace {
+
+// 128 random bits from the kernel, as 32 hex digits: the secret that names a session.
+std::string RandomSessionKey() {
+  unsigned char bytes[16];
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n > 0) got += static_cast<size_t>(n);
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string key;
+  for (unsigned char b : bytes) {
+    key += kHex[b >> 4];
+    key += kHex[b & 15];
+  }
+  return key;
+}
+
+grpc::Status CancelStatus(core::CancelReason reason, bool is_grow) {
+  switch (reason) {
+    case core::CancelReason::kDeadline:
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                          is_grow ? "deadline_unix_ms: the GPU had no room for the grow in time"
+                                  : "deadline_unix_ms: no GPU had room in time");
+    case core::CancelReason::kSessionClosed:
+      return grpc::Status(grpc::StatusCode::CANCELLED, "session_id: the session ended");
+    default:
+      return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
+  }
+}
+
+constexpr size_t kMaxWatchBacklog = 10000;  // a watcher further behind than this is dropped
+
+}  // namespace
+
+// ---- streams --------------------------------------------------------------------------------
+
+// A server stream that writes queued messages one at a time and finishes safely: Finish waits
+// for an in-flight write, and Push after the end is ignored. Owns itself through self_ (released
+// in OnDone) so that actions queued under mu_ may still hold it briefly after the stream ended.
+template <class Message>
+class SchedulerService::Stream : public grpc::ServerWriteReactor<Message> {
+ public:
+  // Queues a message; returns false if the backlog is full (the caller should end the stream).
+  bool Push(Message message) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (finish_requested_) return true;
+    if (queue_.size() >= kMaxWatchBacklog) return false;
+    queue_.push_back(std::move(message));
+    return true;
+  }
+  // Starts the next write if none is in flight. Never call with the service's mu_ held.
+  void Kick() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (writing_ || finish_requested_ || queue_.empty()) return;
+      writing_ = true;
+      current_ = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    this->StartWrite(&current_);
+  }
+  void RequestFinish(grpc::Status status) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (finish_requested_) return;
+      finish_requested_ = true;
+      status_ = std::move(status);
+      if (writing_) return;  // OnWriteDone finishes
+    }
+    this->Finish(status_);
+  }
+  void OnWriteDone(bool ok) override {
+    bool write_next = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      writing_ = false;
+      if (!ok && !finish_requested_) {  // the peer is gone; OnCancel follows
+        finish_requested_ = true;
+        status_ = grpc::Status::CANCELLED;
+      }
+      if (!finish_requested_) {
+        if (queue_.empty()) return;
+        writing_ = write_next = true;
+        current_ = std::move(queue_.front());
+        queue_.pop_front();
+      }
+    }
+    if (write_next) {
+      this->StartWrite(&current_);
+    } else {
+      this->Finish(status_);
+    }
+  }
+
+ protected:
+  std::shared_ptr<Stream> self_;
+
+ private:
+  std::mutex mu_;
+  std::deque<Message> queue_;
+  Message current_;
+  bool writing_ = false;
+  bool finish_requested_ = false;
+  grpc::Status status_;
+};
+
+// Attach: one SessionInfo, then the stream stays open; its end (client exit, crash, SIGKILL,
+// lost socket, server shutdown) closes the session in the core, releasing all it holds.
+class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
+ public:
+  AttachReactor(SchedulerService *service, const v1::AttachRequest &request)
+      : service_(service), key_(RandomSessionKey()) {
+    self_.reset(this);
+    v1::SessionEvent event;
+    service_->Locked([&] {
+      const core::SessionId id =
+          service_->core_->OpenSession(request.pid(), request.program(), UnixMicrosNow());
+      service_->sessions_by_key_[key_] = id;
+      service_->sessions_[id] = SessionRecord{key_, request.pid()};
+      session_ = id;
+      v1::SessionInfo *info = event.mutable_info();
+      info->set_session_id(key_);
+      info->set_policy(service_->core_->policy().Name());
+      info->set_mps_pipe_directory(service_->service_options_.mps_pipe_directory);
+      info->set_context_reserve_bytes(service_->core_->context_reserve_bytes());
+    });
+    Push(std::move(event));
+    Kick();
+  }
+  void OnCancel() override { RequestFinish(grpc::Status::CANCELLED); }
+  // OnDone comes exactly once however the stream ended: the one place the session closes.
+  void OnDone() override {
+    service_->Locked([&] {
+      service_->sessions_by_key_.erase(key_);
+      (void)service_->core_->CloseSession(session_, UnixMicrosNow());
+      service_->sessions_.erase(session_);
+    });
+    self_.reset();
+  }
+
+ private:
+  SchedulerService *service_;
+  std::string key_;
+  core::SessionId session_ = 0;
+};
+
+class SchedulerService::WatchReactor final : public Stream<v1::Event> {
+ public:
+  explicit WatchReactor(SchedulerService *service) : service_(service) {
+    self_.reset(this);
+    std::shared_ptr<WatchReactor> me = std::static_pointer_cast<WatchReactor>(self_);
+    service_->Locked([&] { service_->watchers_.insert(me); });
+  }
+  void OnCancel() override { RequestFinish(grpc::Status::CANCELLED); }
+  void OnDone() override {
+    std::shared_ptr<WatchReactor> me = std::static_pointer_cast<WatchReactor>(self_);
+    service_->Locked([&] { service_->watchers_.erase(me); });
+    self_.reset();
+  }
+
+ private:
+  SchedulerService *service_;
+};
+
+// ---- parked unary calls ---------------------------------------------------------------------
+
+// TaskBegin and TaskGrow: finished at once, or parked until the core's event finishes them.
+class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor {
+ public:
+  WaitReactor(SchedulerService *service, grpc::CallbackServerContext *context, bool is_grow)
+      : service_(service), context_(context), is_grow_(is_grow) {}
+
+  void Begin(const v1::TaskBeginRequest &request, v1::TaskBeginReply *reply) {
+    std::optional<grpc::Status> done;
+    service_->Locked([&] {
+      absl::StatusOr<core::SessionId> session = service_->FindSession(request.session_id());
+      if (!session.ok()) return done.emplace(ToGrpc(session.status())), void();
+      const core::Micros now = UnixMicrosNow();
+      service_->RefreshMemory(now, false);
+      absl::StatusOr<core::BeginResult> result =
+          service_->core_->TaskBegin(*session, FromProto(request), now);
+      if (!result.ok()) return done.emplace(ToGrpc(result.status())), void();
+      session_ = *session;
+      task_ = result->task;
+      begin_reply_ = reply;
+      if (result->gpu >= 0) {
+        FillPlacement(result->gpu);
+        done.emplace(grpc::Status::OK);
+      } else {
+        service_->parked_begins_[task_] = this;
+        service_->timer_wake_.notify_one();  // a new deadline, or NVML polling to start
+      }
+    });
+    if (done) Finish(*done);
+  }
+
+  void Grow(const v1::TaskGrowRequest &request, v1::TaskGrowReply *reply) {
+    std::optional<grpc::Status> done;
+    service_->Locked([&] {
+      absl::StatusOr<core::SessionId> session = service_->FindSession(request.session_id());
+      if (!session.ok()) return done.emplace(ToGrpc(session.status())), void();
+      const core::Micros now = UnixMicrosNow();
+      service_->RefreshMemory(now, false);
+      absl::StatusOr<core::GrowResult> result = service_->core_->TaskGrow(
+          *session, request.task_id(), request.extra_bytes(),
+          DeadlineFromUnixMs(request.deadline_unix_ms()), now);
+      if (!result.ok()) return done.emplace(ToGrpc(result.status())), void();
+      session_ = *session;
+      task_ = request.task_id();
+      grow_reply_ = reply;
+      if (result->grown) {
+        reply->set_memory_bytes(result->memory_bytes);
+        done.emplace(grpc::Status::OK);
+      } else {
+        service_->parked_grows_[task_] = this;
+        service_->timer_wake_.notify_one();
+      }
+    });
+    if (done) Finish(*done);
+  }
+
+  // Under mu_: the core placed / grew / gave up on this call's task.
+  void FillPlacement(int gpu) {
+    const core::GpuSpec &spec = service_->core_->gpu(gpu);
+    begin_reply_->set_task_id(task_);
+    begin_reply_->set_gpu_index(static_cast<uint32_t>(gpu));
+    begin_reply_->set_gpu_name(spec.name);
+    begin_reply_->set_gpu_uuid(spec.uuid);
+    begin_reply_->set_pci_bus_id(spec.pci_bus_id);
+  }
+  void FillGrown(uint64_t memory_bytes) { grow_reply_->set_memory_bytes(memory_bytes); }
+
+  void OnCancel() override {
+    service_->Locked([&] {
+      auto &parked = is_grow_ ? service_->parked_grows_ : service_->parked_begins_;
+      auto it = parked.find(task_);
+      if (it == parked.end() || it->second != this) return;
+      const bool expired = context_->deadline() <= std::chrono::system_clock::now();
+      // Emits kTaskCancelled, whose handler unparks and finishes this call.
+      (void)service_->core_->CancelWaiting(
+          session_, task_, is_grow_,
+          expired ? core::CancelReason::kDeadline : core::CancelReason::kCancelled,
+          UnixMicrosNow());
+    });
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  SchedulerService *service_;
+  grpc::CallbackServerContext *context_;
+  bool is_grow_;
+  core::SessionId session_ = 0;
+  core::TaskId task_ = 0;
+  v1::TaskBeginReply *begin_reply_ = nullptr;
+  v1::TaskGrowReply *grow_reply_ = nullptr;
+};
+
+// ---- the service ----------------------------------------------------------------------------
+
+absl::StatusOr<std::unique_ptr<SchedulerService>> SchedulerService::Create(
+    std::vector<core::GpuSpec> gpus, core::Options options, ServiceOptions service_options) {
+  for (const core::GpuSpec &g : gpus) {
+    if (g.has_nvml && service_options.memory_probe == nullptr) {
+      return absl::InvalidArgumentError("NVML GPUs need a memory probe");
+    }
+  }
+  std::unique_ptr<SchedulerService> service(
+      new SchedulerService(options, std::move(service_options)));
+  absl::StatusOr<std::unique_ptr<core::Scheduler>> core =
+      core::Scheduler::Create(std::move(gpus), std::move(options), service.get());
+  if (!core.ok()) return core.status();
+  service->core_ = std::move(*core);
+  service->RefreshMemory(UnixMicrosNow(), true);
+  service->timer_ = std::thread([s = service.get()] { s->TimerLoop(); });
+  return service;
+}
+
+SchedulerService::SchedulerService(core::Options /*options*/, ServiceOptions service_options)
+    : service_options_(std::move(service_options)) {}
+
+SchedulerService::~SchedulerService() { Stop(); }
+
+void SchedulerService::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  timer_wake_.notify_all();
+  if (timer_.joinable()) timer_.join();
+}
+
+template <class Fn>
+void SchedulerService::Locked(Fn &&fn) {
+  std::vector<std::function<void()>> actions;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    fn();
+    actions.swap(after_unlock_);
+  }
+  for (auto &action : actions) action();
+}
+
+absl::StatusOr<core::SessionId> SchedulerService::FindSession(const std::string &key) const {
+  auto it = sessions_by_key_.find(key);
+  if (it == sessions_by_key_.end()) {
+    return absl::NotFoundError(key.empty() ? "session_id is empty: Attach first"
+                                           : "session_id: no such session (ended, or never opened)");
+  }
+  return it->second;
+}
+
+void SchedulerService::RefreshMemory(core::Micros now, bool force) {
+  if (service_options_.memory_probe == nullptr) return;
+  const core::Micros interval =
+      std::chrono::duration_cast<std::chrono::microseconds>(service_options_.memory_refresh).count();
+  if (!force && now - last_refresh_ < interval) return;
+  last_refresh_ = now;
+  for (int g = 0; g < core_->gpu_count(); ++g) {
+    if (!core_->gpu(g).has_nvml) continue;
+    absl::StatusOr<nvml::DeviceMemory> m = service_options_.memory_probe->Memory(g);
+    // An NVML read failure keeps the last values: the capacity term still bounds grants.
+    if (m.ok()) core_->UpdateDeviceMemory(g, m->free_bytes, m->used_bytes, now);
+  }
+}
+
+void SchedulerService::OnEvent(const core::Event &event) {
+  if (service_options_.verbosity >= 1) Log(event);
+  switch (event.kind) {
+    case core::EventKind::kTaskPlaced:
+      if (auto it = parked_begins_.find(event.task); it != parked_begins_.end()) {
+        WaitReactor *r = it->second;
+        parked_begins_.erase(it);
+        r->FillPlacement(event.gpu);
+        after_unlock_.push_back([r] { r->Finish(grpc::Status::OK); });
+      }
+      break;
+    case core::EventKind::kTaskGrown:
+      if (auto it = parked_grows_.find(event.task); it != parked_grows_.end()) {
+        WaitReactor *r = it->second;
+        parked_grows_.erase(it);
+        r->FillGrown(event.memory_bytes);
+        after_unlock_.push_back([r] { r->Finish(grpc::Status::OK); });
+      }
+      break;
+    case core::EventKind::kTaskCancelled: {
+      auto &parked = event.is_grow ? parked_grows_ : parked_begins_;
+      if (auto it = parked.find(event.task); it != parked.end()) {
+        WaitReactor *r = it->second;
+        parked.erase(it);
+        after_unlock_.push_back(
+            [r, s = CancelStatus(event.reason, event.is_grow)] { r->Finish(s); });
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  if (watchers_.empty()) return;
+  auto session = sessions_.find(event.session);
+  const v1::Event message = ToProto(event, session != sessions_.end() ? session->second.pid : 0);
+  for (const std::shared_ptr<WatchReactor> &w : watchers_) {
+    if (w->Push(message)) {
+      after_unlock_.push_back([w] { w->Kick(); });
+    } else {
+      after_unlock_.push_back([w] {
+        w->RequestFinish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                      "watcher fell too far behind"));
+      });
+    }
+  }
+}
+
+void SchedulerService::Log(const core::Event &e) const {
+  static const char *const kNames[] = {"session-opened", "session-closed", "queued", "placed",
+                                       "grown", "ended", "cancelled"};
+  std::fprintf(stderr, "mgbd: %s%s session s%llu task %llu gpu %d memory %llu warps %llu\n",
+               kNames[static_cast<int>(e.kind)], e.is_grow ? " (grow)" : "",
+               static_cast<unsigned long long>(e.session), static_cast<unsigned long long>(e.task),
+               e.gpu, static_cast<unsigned long long>(e.memory_bytes),
+               static_cast<unsigned long long>(e.warps));
+}
+
+void SchedulerService::TimerLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    const core::Micros now = UnixMicrosNow();
+    core::Micros wake = now + 1'000'000;
+    if (std::optional<core::Micros> d = core_->NextDeadline()) wake = std::min(wake, *d);
+    const bool poll = service_options_.memory_probe != nullptr && core_->waiting_count() > 0;
+    if (poll) {
+      wake = std::min<core::Micros>(
+          wake, now + std::chrono::duration_cast<std::chrono::microseconds>(
+                          service_options_.waiting_poll).count());
+    }
+    if (wake > now) timer_wake_.wait_for(lock, std::chrono::microseconds(wake - now));
+    if (stopping_) break;
+    const core::Micros later = UnixMicrosNow();
+    core_->ExpireDeadlines(later);
+    if (service_options_.memory_probe != nullptr && core_->waiting_count() > 0) {
+      RefreshMemory(later, false);
+    }
+    std::vector<std::function<void()>> actions;
+    actions.swap(after_unlock_);
+    if (!actions.empty()) {
+      lock.unlock();
+      for (auto &action : actions) action();
+      lock.lock();
+    }
+  }
+}
+
+// ---- RPCs -----------------------------------------------------------------------------------
+
+grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
+    grpc::CallbackServerContext * /*context*/, const v1::AttachRequest *request) {
+  return new AttachReactor(this, *request);
+}
+
+grpc::ServerWriteReactor<v1::Event> *SchedulerService::Watch(grpc::CallbackServerContext *,
+                                                            const v1::WatchRequest *) {
+  return new WatchReactor(this);
+}
+
+grpc::ServerUnaryReactor *SchedulerService::TaskBegin(grpc::CallbackServerContext *context,
+                                                      const v1::TaskBeginRequest *request,
+                                                      v1::TaskBeginReply *reply) {
+  auto *r = new WaitReactor(this, context, /*is_grow=*/false);
+  r->Begin(*request, reply);
+  return r;
+}
+
+grpc::ServerUnaryReactor *SchedulerService::TaskGrow(grpc::CallbackServerContext *context,
+                                                     const v1::TaskGrowRequest *request,
+                                                     v1::TaskGrowReply *reply) {
+  auto *r = new WaitReactor(this, context, /*is_grow=*/true);
+  r->Grow(*request, reply);
+  return r;
+}
+
+grpc::ServerUnaryReactor *SchedulerService::TaskUsage(grpc::CallbackServerContext *context,
+                                                      const v1::TaskUsageRequest *request,
+                                                      v1::TaskUsageReply * /*reply*/) {
+  absl::Status status;
+  Locked([&] {
+    absl::StatusOr<core::SessionId> session = FindSession(request->session_id());
+    if (!session.ok()) return status = session.status(), void();
+    const core::Micros now = UnixMicrosNow();
+    status = core_->TaskUsage(*session, request->task_id(), request->allocated_bytes(), now);
+    // The allocation is in NVML's view now: re-read it before any other decision.
+    if (status.ok()) RefreshMemory(now, true);
+  });
+  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpc(status));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *SchedulerService::TaskEnd(grpc::CallbackServerContext *context,
+                                                    const v1::TaskEndRequest *request,
+                                                    v1::TaskEndReply * /*reply*/) {
+  absl::Status status;
+  Locked([&] {
+    absl::StatusOr<core::SessionId> session = FindSession(request->session_id());
+    if (!session.ok()) return status = session.status(), void();
+    status = core_->TaskEnd(*session, request->task_id(), UnixMicrosNow());
+  });
+  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpc(status));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *context,
+                                                   const v1::StatusRequest * /*request*/,
+                                                   v1::StatusReply *reply) {
+  core::Snapshot snapshot;
+  Locked([&] {
+    RefreshMemory(UnixMicrosNow(), false);
+    snapshot = core_->Status();
+  });
+  ToProto(snapshot, reply);
+  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+}  // namespace mgb::server

@@ -1,0 +1,115 @@
+// SchedulerService: the gRPC face of one core::Scheduler, guarded by one mutex.
+//
+// Calls that must wait (TaskBegin, TaskGrow) park their reactor and return; the core's
+// kTaskPlaced / kTaskGrown / kTaskCancelled events finish it later. gRPC reactions may run
+// inline inside Finish/StartWrite, so nothing here calls them while holding mu_: work done under
+// the lock queues "after unlock" actions that Locked() runs once the lock is released.
+#ifndef MGB_SERVICE_SERVER_SCHEDULER_SERVICE_H
+#define MGB_SERVICE_SERVER_SCHEDULER_SERVICE_H
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "mgb.grpc.pb.h"
+#include "mgb/core/scheduler.h"
+#include "nvml.h"
+
+namespace mgb::server {
+
+// Where NVML GPUs' free/used memory comes from (NVML in mgbd, a fake in tests).
+class MemoryProbe {
+ public:
+  virtual ~MemoryProbe() = default;
+  virtual absl::StatusOr<nvml::DeviceMemory> Memory(uint32_t gpu_index) = 0;
+};
+
+struct ServiceOptions {
+  std::string mps_pipe_directory;        // handed to clients in SessionInfo
+  int verbosity = 0;                     // >= 1: one stderr line per scheduling decision
+  MemoryProbe *memory_probe = nullptr;   // needed when a GPU has NVML
+  std::chrono::milliseconds memory_refresh{5};      // NVML read at most this often per decision
+  std::chrono::milliseconds waiting_poll{20};       // re-read NVML this often while tasks wait
+};
+
+class SchedulerService final : public v1::Scheduler::CallbackService, private core::EventSink {
+ public:
+  static absl::StatusOr<std::unique_ptr<SchedulerService>> Create(std::vector<core::GpuSpec> gpus,
+                                                                  core::Options options,
+                                                                  ServiceOptions service_options);
+  ~SchedulerService() override;
+
+  // Stops the timer thread (deadlines, NVML polling). Call after the gRPC server shut down.
+  void Stop();
+
+  grpc::ServerWriteReactor<v1::SessionEvent> *Attach(grpc::CallbackServerContext *context,
+                                                     const v1::AttachRequest *request) override;
+  grpc::ServerUnaryReactor *TaskBegin(grpc::CallbackServerContext *context,
+                                      const v1::TaskBeginRequest *request,
+                                      v1::TaskBeginReply *reply) override;
+  grpc::ServerUnaryReactor *TaskGrow(grpc::CallbackServerContext *context,
+                                     const v1::TaskGrowRequest *request,
+                                     v1::TaskGrowReply *reply) override;
+  grpc::ServerUnaryReactor *TaskUsage(grpc::CallbackServerContext *context,
+                                      const v1::TaskUsageRequest *request,
+                                      v1::TaskUsageReply *reply) override;
+  grpc::ServerUnaryReactor *TaskEnd(grpc::CallbackServerContext *context,
+                                    const v1::TaskEndRequest *request,
+                                    v1::TaskEndReply *reply) override;
+  grpc::ServerUnaryReactor *Status(grpc::CallbackServerContext *context,
+                                   const v1::StatusRequest *request,
+                                   v1::StatusReply *reply) override;
+  grpc::ServerWriteReactor<v1::Event> *Watch(grpc::CallbackServerContext *context,
+                                             const v1::WatchRequest *request) override;
+
+ private:
+  class AttachReactor;
+  class WaitReactor;
+  class WatchReactor;
+  template <class Message>
+  class Stream;
+  struct SessionRecord {
+    std::string key;  // the secret session_id
+    int64_t pid = 0;
+  };
+
+  SchedulerService(core::Options options, ServiceOptions service_options);
+
+  // Runs fn under mu_, then the actions it queued, without the lock.
+  template <class Fn>
+  void Locked(Fn &&fn);
+  void OnEvent(const core::Event &event) override;  // under mu_
+  absl::StatusOr<core::SessionId> FindSession(const std::string &key) const;
+  void RefreshMemory(core::Micros now, bool force);
+  void TimerLoop();
+  void Log(const core::Event &event) const;
+
+  std::mutex mu_;
+  std::unique_ptr<core::Scheduler> core_;
+  ServiceOptions service_options_;
+  std::unordered_map<std::string, core::SessionId> sessions_by_key_;
+  std::unordered_map<core::SessionId, SessionRecord> sessions_;
+  std::unordered_map<core::TaskId, WaitReactor *> parked_begins_;
+  std::unordered_map<core::TaskId, WaitReactor *> parked_grows_;
+  std::unordered_set<std::shared_ptr<WatchReactor>> watchers_;
+  std::vector<std::function<void()>> after_unlock_;
+  core::Micros last_refresh_ = 0;
+
+  std::condition_variable timer_wake_;
+  bool stopping_ = false;
+  std::thread timer_;
+};
+
+// Microseconds since the Unix epoch: the service's time line (deadlines arrive in Unix ms).
+core::Micros UnixMicrosNow();
+
+}  // namespace mgb::server
+
+#endif  // MGB_SERVICE_SERVER_SCHEDULER_SERVICE_H

@@ -1,0 +1,153 @@
+#include "simulate_command.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "json_fields.h"
+#include "mgb/core/gpu_config.h"
+#include "mgb/core/scheduler.h"
+#include "run_report.h"
+#include "simulate_flags.h"
+#include "simulator.h"
+#include "slowdown_model.h"
+#include "trace_generator.h"
+#include "trace_json.h"
+
+namespace mgb::sim {
+namespace {
+
+// Everything but the policy: the node and the models, from the flags.
+SimOptions NodeFromFlags(const SimulateFlags& flags) {
+  SimOptions options;
+  if (!flags.gpu_config_file.empty()) {
+    auto gpus = core::LoadGpuConfig(flags.gpu_config_file);
+    if (!gpus.ok()) throw InputError(std::string(gpus.status().message()));
+    options.gpus = *gpus;
+  } else {
+    options.gpus = UniformGpus(flags.gpu_count,
+                               flags.gpu_memory_bytes ? flags.gpu_memory_bytes : kH200MemoryBytes,
+                               flags.sms);
+  }
+  if (flags.context_bytes) {
+    options.core.context_reserve_bytes = *flags.context_bytes;
+    options.context_bytes = *flags.context_bytes;
+  }
+  options.workers = flags.workers;
+  options.utilisation_buckets = flags.utilisation_buckets;
+  if (!flags.model_file.empty()) options.model = ReadModelFile(flags.model_file);
+  return options;
+}
+
+core::Policy PolicyFromFlag(const std::string& name) {
+  auto policy = core::ParsePolicy(name);
+  if (!policy.ok()) throw InputError("--policy: " + std::string(policy.status().message()));
+  return *policy;
+}
+
+void WriteJson(const nlohmann::json& json, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw InputError(path + ": cannot open for writing");
+  out << json.dump(1) << "\n";
+  if (!out) throw InputError(path + ": write failed");
+}
+
+int CalibrateCommand(const SimulateFlags& flags) {
+  const std::vector<CoRunGroup> groups = ReadCoRunFile(flags.calibrate_file);
+  const ModelError before = MeasureError(SlowdownModel{}, groups);
+  const Calibration fit = Calibrate(groups);
+  std::printf("co-run measurements: %zu tasks in %zu groups (%s)\n", fit.error.tasks, groups.size(),
+              flags.calibrate_file.c_str());
+  std::printf("default model:    interference %.4f  demand_scale %.3f  error mean %.1f%% max %.1f%%\n",
+              SlowdownModel{}.interference, SlowdownModel{}.demand_scale,
+              100 * before.mean_abs_relative, 100 * before.max_abs_relative);
+  std::printf("calibrated model: interference %.4f  demand_scale %.3f  error mean %.1f%% max %.1f%%\n",
+              fit.model.interference, fit.model.demand_scale, 100 * fit.error.mean_abs_relative,
+              100 * fit.error.max_abs_relative);
+  if (!flags.write_model_file.empty()) {
+    nlohmann::json json = ModelToJson(fit.model);
+    json["error"] = {{"mean_abs_relative", fit.error.mean_abs_relative},
+                     {"max_abs_relative", fit.error.max_abs_relative},
+                     {"tasks", fit.error.tasks}};
+    WriteJson(json, flags.write_model_file);
+    std::printf("model written to %s (use with --model)\n", flags.write_model_file.c_str());
+  }
+  return 0;
+}
+
+int SimulateTrace(const SimulateFlags& flags) {
+  SimOptions options = NodeFromFlags(flags);
+  Trace trace;
+  if (flags.generate) {
+    GeneratorOptions generator = flags.generator;
+    generator.gpu_memory_bytes = options.gpus.front().memory_bytes;
+    trace = GenerateTrace(generator);
+  } else {
+    trace = ReadTraceFile(flags.trace_file);
+  }
+  if (!flags.write_trace_file.empty()) WriteTraceFile(trace, flags.write_trace_file);
+
+  std::printf("SIMULATED node (no GPU used): %zu GPU(s) %s, %.1f GiB each; %zu jobs from %s; "
+              "slowdown model: %s\n",
+              options.gpus.size(), options.gpus.front().name.c_str(),
+              static_cast<double>(options.gpus.front().memory_bytes) / 0x1p30, trace.jobs.size(),
+              flags.generate ? "a synthetic trace" : flags.trace_file.c_str(),
+              options.model.source.c_str());
+
+  std::vector<SimResult> results;
+  for (const std::string& name : flags.policies) {
+    options.core.policy = PolicyFromFlag(name);
+    const auto start = std::chrono::steady_clock::now();
+    auto result = Simulate(trace, options);
+    if (!result.ok()) throw InputError(std::string(result.status().message()));
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "simulated %s: %zu jobs, %llu events in %.2f s\n", name.c_str(),
+                 result->jobs.size(), static_cast<unsigned long long>(result->events), wall);
+    results.push_back(std::move(*result));
+  }
+
+  std::vector<const SimResult*> rows;
+  std::optional<double> single;
+  for (const SimResult& r : results) {
+    rows.push_back(&r);
+    if (r.policy == "single") single = Summarise(r).throughput_jobs_per_hour;
+  }
+  PrintSummaryTable(rows, std::cout);
+  if (!flags.out_file.empty()) {
+    nlohmann::json json;
+    if (results.size() == 1) {
+      json = ReportJson(results.front(), flags.label, single);
+    } else {
+      json = {{"runs", nlohmann::json::array()}};
+      for (const SimResult& r : results) json["runs"].push_back(ReportJson(r, flags.label, single));
+    }
+    WriteJson(json, flags.out_file);
+    std::printf("report written to %s\n", flags.out_file.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace mgb::sim
+
+int RunSimulateCommand(int argc, char** argv) {
+  using namespace mgb::sim;
+  auto flags = ParseSimulateFlags(argc, argv);
+  if (!flags.ok()) {
+    std::fprintf(stderr, "mgb simulate: %s\n", std::string(flags.status().message()).c_str());
+    return 2;
+  }
+  if (flags->help) {
+    std::fputs(kSimulateUsage, stdout);
+    return 0;
+  }
+  try {
+    if (!flags->calibrate_file.empty()) return CalibrateCommand(*flags);
+    return SimulateTrace(*flags);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "mgb simulate: %s\n", e.what());
+    return 2;
+  }
+}

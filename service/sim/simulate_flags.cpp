@@ -1,0 +1,219 @@
+#include "simulate_flags.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+
+namespace mgb::sim {
+
+const char kSimulateUsage[] = R"(Usage: mgb simulate [--trace FILE | --generate ...] [options]
+
+Simulates a node of GPUs running mgbd's real scheduling core over a job trace: no GPU and no mgbd
+needed. Jobs take a worker slot, run host phases and GPU tasks; the core places every task;
+co-running tasks slow each other by the slowdown model; memory is physical: a job whose
+allocation would pass a GPU's capacity dies of out-of-memory (as under memory-blind cg:N).
+
+Input (one of):
+  --trace FILE             a job trace (JSON; docs/simulator.md "Trace format")
+  --generate               a synthetic trace (stand-in profiles, not measurements):
+    --jobs N               number of jobs (default 16)
+    --mix L:S              large:small jobs, e.g. 1:1, 2:1, 3:1, 5:1 (default 1:1)
+    --seed N               (default 1); the same seed gives the same trace
+    --arrival-gap SECONDS  mean gap of Poisson arrivals (default 0: all queued at the start)
+Node:
+  --gpus N                 N identical GPUs (default 2) of
+    --gpu-memory SIZE      memory per GPU (default 143771MiB, an H200), e.g. 80G, 141GiB
+    --sms N                SMs per GPU (default 132)
+  --gpu-config FILE        the GPUs from an mgbd --gpus JSON file instead
+  --context-reserve SIZE   CUDA context per process per GPU, charged by the core and really
+                           held on the simulated GPU (default 520MiB, measured on H200)
+Scheduling:
+  --policy LIST            comma-separated policies, each run on the same trace: mgb, mgb-sm,
+                           single, cg:N, memory (default mgb,single: throughput vs single)
+  --workers N              job slots, as `mgb batch --workers` (default 0: every arrived job)
+  --model FILE             slowdown model from --calibrate (default: uncalibrated, see docs)
+Output:
+  --out FILE               JSON report, the `mgb batch` format ({"runs": [...]} for several)
+  --label TEXT             label in the report (default "simulated")
+  --write-trace FILE       write the trace used (e.g. a generated one) and continue
+  --utilisation-samples N  samples of GPU utilisation over time in the report (default 60)
+Other modes:
+  --calibrate FILE         fit the slowdown model to measured co-runs (JSON, docs) and print
+                           its error; --write-model FILE saves it for --model
+  --from-batch FILE        convert a `mgb batch` result of solo runs into a trace: needs
+                           --write-trace FILE
+  --check-recorded FILE    re-simulate a recorded `mgb batch` run with the profiles of
+                           --profiles TRACE (node, policy and workers from flags) and print the
+                           makespan error; exit 1 if it is above --tolerance (default 0.10)
+  --help                   this text
+Exit status: 0 success, 1 a check failed, 2 bad usage or input.
+)";
+
+absl::StatusOr<uint64_t> ParseBytes(const std::string& text) {
+  size_t unit_at = 0;
+  while (unit_at < text.size() && (std::isdigit(static_cast<unsigned char>(text[unit_at])) ||
+                                   text[unit_at] == '.')) {
+    ++unit_at;
+  }
+  double value = 0;
+  if (unit_at == 0 || !absl::SimpleAtod(text.substr(0, unit_at), &value)) {
+    return absl::InvalidArgumentError("not a size: \"" + text + "\" (e.g. 512M, 80G, 141GiB)");
+  }
+  std::string unit = text.substr(unit_at);
+  if (unit.size() == 3 && (unit[1] == 'i' || unit[1] == 'I') && (unit[2] == 'B' || unit[2] == 'b')) {
+    unit = unit.substr(0, 1);
+  } else if (unit.size() == 2 && (unit[1] == 'B' || unit[1] == 'b')) {
+    unit = unit.substr(0, 1);
+  }
+  double scale = 1;
+  if (unit.empty() || unit == "B" || unit == "b") {
+    scale = 1;
+  } else if (unit == "K" || unit == "k") {
+    scale = 0x1p10;
+  } else if (unit == "M" || unit == "m") {
+    scale = 0x1p20;
+  } else if (unit == "G" || unit == "g") {
+    scale = 0x1p30;
+  } else if (unit == "T" || unit == "t") {
+    scale = 0x1p40;
+  } else {
+    return absl::InvalidArgumentError("unknown size unit in \"" + text + "\" (use K, M, G, T)");
+  }
+  const double bytes = value * scale;
+  if (!(bytes >= 0) || bytes > 1.8e19) return absl::InvalidArgumentError("size out of range: " + text);
+  return static_cast<uint64_t>(std::llround(bytes));
+}
+
+namespace {
+
+absl::Status Bad(const std::string& flag, const std::string& why) {
+  return absl::InvalidArgumentError(flag + ": " + why + " (see mgb simulate --help)");
+}
+
+template <typename T>
+absl::Status ParseInteger(const std::string& flag, const std::string& text, T& out, T min) {
+  if (!absl::SimpleAtoi(text, &out) || out < min) {
+    return Bad(flag, "expected an integer >= " + std::to_string(min) + ", got \"" + text + "\"");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseSeconds(const std::string& flag, const std::string& text, double& out) {
+  if (!absl::SimpleAtod(text, &out) || !std::isfinite(out) || out < 0) {
+    return Bad(flag, "expected a non-negative number, got \"" + text + "\"");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
+  static const std::set<std::string> kValueFlags = {
+      "--trace", "--jobs", "--mix", "--seed", "--arrival-gap", "--gpus", "--gpu-memory",
+      "--sms", "--gpu-config", "--context-reserve", "--policy", "--workers", "--model", "--out",
+      "--label", "--write-trace", "--utilisation-samples", "--calibrate", "--write-model",
+      "--from-batch", "--check-recorded", "--profiles", "--tolerance"};
+  SimulateFlags f;
+  std::map<std::string, std::string> values;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      f.help = true;
+      continue;
+    }
+    if (flag == "--generate") {
+      f.generate = true;
+      continue;
+    }
+    std::optional<std::string> value;
+    if (const size_t eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    }
+    if (!kValueFlags.count(flag)) return Bad(flag, "unknown flag");
+    if (!value) {
+      if (i + 1 >= argc) return Bad(flag, "needs a value");
+      value = argv[++i];
+    }
+    values[flag] = *value;
+  }
+  auto has = [&](const char* flag) { return values.count(flag) > 0; };
+  auto text = [&](const char* flag, std::string& out) {
+    if (has(flag)) out = values[flag];
+  };
+  text("--trace", f.trace_file);
+  text("--gpu-config", f.gpu_config_file);
+  text("--model", f.model_file);
+  text("--out", f.out_file);
+  text("--label", f.label);
+  text("--write-trace", f.write_trace_file);
+  text("--calibrate", f.calibrate_file);
+  text("--write-model", f.write_model_file);
+  text("--from-batch", f.from_batch_file);
+  text("--check-recorded", f.check_recorded_file);
+  text("--profiles", f.profiles_file);
+  absl::Status s;
+  if (s.ok() && has("--jobs")) s = ParseInteger<size_t>("--jobs", values["--jobs"], f.generator.jobs, 1);
+  if (s.ok() && has("--seed")) s = ParseInteger<uint64_t>("--seed", values["--seed"], f.generator.seed, 0);
+  if (s.ok() && has("--gpus")) s = ParseInteger<uint32_t>("--gpus", values["--gpus"], f.gpu_count, 1);
+  if (s.ok() && has("--sms")) s = ParseInteger<uint32_t>("--sms", values["--sms"], f.sms, 1);
+  if (s.ok() && has("--workers")) s = ParseInteger<uint32_t>("--workers", values["--workers"], f.workers, 0);
+  if (s.ok() && has("--utilisation-samples")) {
+    s = ParseInteger<size_t>("--utilisation-samples", values["--utilisation-samples"],
+                             f.utilisation_buckets, 1);
+  }
+  if (s.ok() && has("--arrival-gap")) {
+    s = ParseSeconds("--arrival-gap", values["--arrival-gap"], f.generator.mean_arrival_gap_s);
+  }
+  if (s.ok() && has("--tolerance")) s = ParseSeconds("--tolerance", values["--tolerance"], f.tolerance);
+  if (s.ok() && has("--mix")) {
+    s = ParseMix(values["--mix"], f.generator);
+    if (!s.ok()) s = Bad("--mix", std::string(s.message()));
+  }
+  if (s.ok() && has("--gpu-memory")) {
+    auto bytes = ParseBytes(values["--gpu-memory"]);
+    if (!bytes.ok() || *bytes == 0) {
+      return Bad("--gpu-memory", bytes.ok() ? "must be > 0" : std::string(bytes.status().message()));
+    }
+    f.gpu_memory_bytes = *bytes;
+  }
+  if (s.ok() && has("--context-reserve")) {
+    auto bytes = ParseBytes(values["--context-reserve"]);
+    if (!bytes.ok()) return Bad("--context-reserve", std::string(bytes.status().message()));
+    f.context_bytes = *bytes;
+  }
+  if (!s.ok()) return s;
+  if (has("--policy")) {
+    f.policies = absl::StrSplit(values["--policy"], ',', absl::SkipEmpty());
+    if (f.policies.empty()) return Bad("--policy", "needs at least one policy");
+  }
+  if (f.help) return f;
+  const int modes = !f.calibrate_file.empty() + !f.from_batch_file.empty() +
+                    !f.check_recorded_file.empty() + (f.generate || !f.trace_file.empty());
+  if (modes == 0) return Bad("mgb simulate", "give --trace FILE or --generate (or another mode)");
+  if (modes > 1) {
+    return Bad("mgb simulate", "choose one of --trace/--generate, --calibrate, --from-batch, "
+                               "--check-recorded");
+  }
+  if (f.generate && !f.trace_file.empty()) return Bad("--generate", "cannot be used with --trace");
+  if (!f.from_batch_file.empty() && f.write_trace_file.empty()) {
+    return Bad("--from-batch", "needs --write-trace FILE for the converted trace");
+  }
+  if (!f.check_recorded_file.empty() && f.profiles_file.empty()) {
+    return Bad("--check-recorded", "needs --profiles TRACE (the jobs' solo profiles)");
+  }
+  if (!f.check_recorded_file.empty() && f.policies.size() != 1) {
+    return Bad("--check-recorded", "needs exactly one --policy: the one the recorded run used");
+  }
+  if (!f.write_model_file.empty() && f.calibrate_file.empty()) {
+    return Bad("--write-model", "only with --calibrate");
+  }
+  return f;
+}
+
+}  // namespace mgb::sim

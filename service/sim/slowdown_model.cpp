@@ -1,0 +1,154 @@
+#include "slowdown_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "json_fields.h"
+
+namespace mgb::sim {
+
+double SlowdownModel::Rate(double busy, double busy_occupancy_sum, size_t tasks) const {
+  const double sm_stretch = std::max(1.0, demand_scale * busy_occupancy_sum);
+  const double extra = tasks > 1 ? interference * static_cast<double>(tasks - 1) : 0.0;
+  return 1.0 / ((1.0 - busy) + busy * sm_stretch * (1.0 + extra));
+}
+
+double Occupancy(uint64_t warps, uint64_t warp_capacity) {
+  if (warp_capacity == 0) return 1.0;
+  return std::min(1.0, static_cast<double>(warps) / static_cast<double>(warp_capacity));
+}
+
+nlohmann::json ModelToJson(const SlowdownModel& model) {
+  return {{"interference", model.interference},
+          {"demand_scale", model.demand_scale},
+          {"source", model.source}};
+}
+
+SlowdownModel ModelFromJson(const nlohmann::json& json, const std::string& file) {
+  const Field root(json, file, "");
+  root.OnlyKeys({"interference", "demand_scale", "source", "error"});
+  SlowdownModel model;
+  model.interference = root["interference"].NumberIn(0.0, 10.0);
+  model.demand_scale = root["demand_scale"].NumberIn(0.01, 10.0);
+  model.source = root.String("source", file);
+  return model;
+}
+
+SlowdownModel ReadModelFile(const std::string& path) {
+  return ModelFromJson(ParseJsonFile(path), path);
+}
+
+std::vector<double> PredictCoRun(const SlowdownModel& model, const CoRunGroup& group) {
+  const size_t n = group.tasks.size();
+  std::vector<double> remaining(n), finish(n, 0.0), occupancy(n);
+  std::vector<bool> running(n, true);
+  for (size_t i = 0; i < n; ++i) {
+    remaining[i] = group.tasks[i].solo_s;
+    occupancy[i] = Occupancy(group.tasks[i].warps, group.warp_capacity);
+  }
+  double now = 0.0;
+  for (size_t left = n; left > 0;) {
+    double sum = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+      if (running[i]) sum += group.tasks[i].busy_fraction * occupancy[i];
+    }
+    std::vector<double> rate(n, 0.0);
+    double step = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < n; ++i) {
+      if (!running[i]) continue;
+      rate[i] = model.Rate(group.tasks[i].busy_fraction, sum, left);
+      step = std::min(step, remaining[i] / rate[i]);
+    }
+    now += step;
+    for (size_t i = 0; i < n; ++i) {
+      if (!running[i]) continue;
+      remaining[i] -= step * rate[i];
+      if (remaining[i] <= 1e-9 * group.tasks[i].solo_s) {
+        running[i] = false;
+        finish[i] = now;
+        --left;
+      }
+    }
+  }
+  return finish;
+}
+
+ModelError MeasureError(const SlowdownModel& model, const std::vector<CoRunGroup>& groups) {
+  ModelError error;
+  double sum = 0.0;
+  for (const CoRunGroup& group : groups) {
+    const std::vector<double> predicted = PredictCoRun(model, group);
+    for (size_t i = 0; i < group.tasks.size(); ++i) {
+      const double measured = group.tasks[i].measured_s;
+      const double e = std::abs(predicted[i] - measured) / measured;
+      sum += e;
+      error.max_abs_relative = std::max(error.max_abs_relative, e);
+      ++error.tasks;
+    }
+  }
+  if (error.tasks) error.mean_abs_relative = sum / static_cast<double>(error.tasks);
+  return error;
+}
+
+Calibration Calibrate(const std::vector<CoRunGroup>& groups) {
+  // Two parameters and a cheap objective: a coarse grid, then three rounds of a finer grid
+  // around the best point, is robust (the objective has kinks from max(1, U)) and fast.
+  Calibration best;
+  best.error.mean_abs_relative = std::numeric_limits<double>::infinity();
+  double lo_i = 0.0, hi_i = 1.0, lo_d = 0.1, hi_d = 2.0;
+  for (int round = 0; round < 4; ++round) {
+    const int steps = 20;
+    for (int a = 0; a <= steps; ++a) {
+      for (int b = 0; b <= steps; ++b) {
+        SlowdownModel m;
+        m.interference = lo_i + (hi_i - lo_i) * a / steps;
+        m.demand_scale = lo_d + (hi_d - lo_d) * b / steps;
+        const ModelError e = MeasureError(m, groups);
+        if (e.mean_abs_relative < best.error.mean_abs_relative) best = {m, e};
+      }
+    }
+    const double wi = (hi_i - lo_i) / 10, wd = (hi_d - lo_d) / 10;
+    lo_i = std::max(0.0, best.model.interference - wi);
+    hi_i = best.model.interference + wi;
+    lo_d = std::max(0.01, best.model.demand_scale - wd);
+    hi_d = best.model.demand_scale + wd;
+  }
+  best.model.source = "calibrated on " + std::to_string(best.error.tasks) + " measured tasks";
+  return best;
+}
+
+std::vector<CoRunGroup> ReadCoRunFile(const std::string& path) {
+  const nlohmann::json json = ParseJsonFile(path);
+  const Field root(json, path, "");
+  root.OnlyKeys({"warp_capacity", "groups", "comment"});
+  const uint64_t capacity = root.Unsigned("warp_capacity", 0);
+  std::vector<CoRunGroup> groups;
+  const Field list = root["groups"];
+  for (size_t g = 0; g < list.ArraySize(); ++g) {
+    const Field group = list[g];
+    group.OnlyKeys({"warp_capacity", "tasks", "comment"});
+    CoRunGroup out;
+    out.warp_capacity = group.Unsigned("warp_capacity", capacity);
+    if (out.warp_capacity == 0) group["warp_capacity"].Fail("missing (here or at the top level)");
+    const Field tasks = group["tasks"];
+    if (tasks.ArraySize() == 0) tasks.Fail("a co-run group needs at least one task");
+    for (size_t i = 0; i < tasks.ArraySize(); ++i) {
+      const Field t = tasks[i];
+      t.OnlyKeys({"busy_fraction", "warps", "solo_s", "measured_s", "name"});
+      CoRunTask task;
+      task.busy_fraction = t["busy_fraction"].NumberIn(0.0, 1.0);
+      task.warps = t["warps"].Unsigned();
+      task.solo_s = t["solo_s"].Number();
+      task.measured_s = t["measured_s"].Number();
+      if (task.solo_s <= 0) t["solo_s"].Fail("must be > 0");
+      if (task.measured_s <= 0) t["measured_s"].Fail("must be > 0");
+      out.tasks.push_back(task);
+    }
+    groups.push_back(std::move(out));
+  }
+  if (groups.empty()) list.Fail("no co-run groups");
+  return groups;
+}
+
+}  // namespace mgb::sim

@@ -1,0 +1,148 @@
+// Unit tests of the rewriter library on in-memory CUDA sources (real Clang ASTs).
+#include "LaunchSpacingFS.h"
+#include "MgbRewrite.h"
+
+#include <catch2/catch.hpp>
+
+using mgb::rewriter::rewriteCode;
+
+namespace {
+
+std::string rewrite(const std::string &code, std::string *explain = nullptr) {
+  llvm::Expected<std::string> out = rewriteCode(code, "input.cu", explain);
+  if (!out) {
+    FAIL(llvm::toString(out.takeError()));
+    return "";
+  }
+  return *out;
+}
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+const char *kKernel = "__global__ void k(float *x, int n) { if (n) x[0] = 1; }\n";
+
+} // namespace
+
+TEST_CASE("a task in one function gets probes around its operations", "[rewriter]") {
+  std::string out = rewrite(std::string(kKernel) + R"(int main() {
+  int n = 64;
+  float *d;
+  cudaMalloc(&d, n * sizeof(float));
+  k<<<1, n>>>(d, n);
+  cudaFree(d);
+  return 0;
+}
+)");
+  CHECK(contains(out, "#include <mgb/mgb.h>\n"));
+  CHECK(contains(out, "  mgb_task mgb_task_1 = mgb_task_begin((size_t)(n * sizeof(float)), "
+                      "mgb_dim(1), mgb_dim(n), (const void *)k, \"input.cu:6\");\n"
+                      "  mgb_cudaMalloc(&d, n * sizeof(float));"));
+  CHECK(contains(out, "  mgb_cudaFree(d);\n  mgb_task_end(mgb_task_1);\n  return 0;"));
+  CHECK(contains(out, "k<<<1, n>>>(d, n);"));
+}
+
+TEST_CASE("a device pointer in a global is bound lazily", "[rewriter]") {
+  std::string explain;
+  std::string out = rewrite(std::string(kKernel) + R"(float *g;
+void run() {
+  k<<<2, 32>>>(g, 1);
+}
+)", &explain);
+  CHECK(contains(out, "  mgb_prepare(mgb_dim(2), mgb_dim(32), (const void *)k, \"input.cu:4\", g);\n"
+                      "  k<<<2, 32>>>(mgb_arg(g), 1);"));
+  CHECK_FALSE(contains(out, "mgb_task_begin"));
+  CHECK(contains(explain, "lazy (argument `g` is not a local device pointer"));
+}
+
+TEST_CASE("allocation in a loop that the launch is outside of goes lazy", "[rewriter]") {
+  std::string explain;
+  std::string out = rewrite(std::string(kKernel) + R"(void run(int n) {
+  float *d = nullptr;
+  for (int i = 0; i < 2; ++i)
+    cudaMalloc(&d, n);
+  k<<<1, 1>>>(d, n);
+  cudaFree(d);
+}
+)", &explain);
+  CHECK(contains(out, "mgb_prepare("));
+  CHECK_FALSE(contains(out, "mgb_task_begin"));
+  CHECK(contains(explain, "does not dominate"));
+}
+
+TEST_CASE("a launch as the body of a loop gets braces", "[rewriter]") {
+  std::string out = rewrite(std::string(kKernel) + R"(void run(float *p) {
+  for (int i = 0; i < 3; ++i)
+    k<<<1, 1>>>(p, i);
+}
+)");
+  CHECK(contains(out, "    { mgb_prepare(mgb_dim(1), mgb_dim(1), (const void *)k, \"input.cu:4\", p); "
+                      "k<<<1, 1>>>(mgb_arg(p), i); }"));
+}
+
+TEST_CASE("a launch inside a macro body is edited in the definition", "[rewriter]") {
+  std::string out = rewrite(std::string(kKernel) + R"(#define RUN(p) k<<<1, 1>>>(p, 0)
+void run(float *q) {
+  RUN(q);
+}
+)");
+  CHECK(contains(out, "#define RUN(p) (mgb_prepare(mgb_dim(1), mgb_dim(1), (const void *)k, "
+                      "\"input.cu:2\", p), k<<<1, 1>>>(mgb_arg(p), 0))"));
+}
+
+TEST_CASE("API calls: CUDA's are renamed, defaults spelled out, others untouched", "[rewriter]") {
+  std::string out = rewrite(R"(namespace mine { int cudaFree(void *) { return 0; } }
+void run(cudaEvent_t e, void *p) {
+  cudaEventRecord(e);
+  mine::cudaFree(p);
+  cudaFree(p);
+}
+)");
+  CHECK(contains(out, "mgb_cudaEventRecord(e, 0);"));
+  CHECK(contains(out, "mine::cudaFree(p);"));
+  CHECK(contains(out, "\n  mgb_cudaFree(p);"));
+}
+
+TEST_CASE("a CUDA call spelled in a macro body is renamed in the macro", "[rewriter]") {
+  std::string out = rewrite(R"(#define FREE(p) cudaFree(p)
+void run(void *p) { FREE(p); }
+)");
+  CHECK(contains(out, "#define FREE(p) mgb_cudaFree(p)"));
+}
+
+TEST_CASE("rewriting rewritten code changes nothing", "[rewriter]") {
+  std::string once = rewrite(std::string(kKernel) + R"(float *g;
+int main() {
+  float *d;
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  cudaMalloc(&d, 4);
+  k<<<1, 1, 0, s>>>(d, 1);
+  k<<<1, 1>>>(g, 1);
+  cudaFree(d);
+}
+)");
+  CHECK(contains(once, "mgb_real_stream(s)"));
+  CHECK(rewrite(once) == once);
+}
+
+TEST_CASE("a source that does not parse is an error", "[rewriter]") {
+  llvm::Expected<std::string> out = rewriteCode("int main() { return nope; }\n");
+  REQUIRE_FALSE(static_cast<bool>(out));
+  CHECK(contains(llvm::toString(out.takeError()), "does not parse"));
+}
+
+TEST_CASE("the `<< <` spacing is shown to clang as `<<<` with offsets kept", "[rewriter]") {
+  std::string in = "k<T><< <g, b>> >(x); a = b >> c; v<w<int>> > z;";
+  std::string out = mgb::rewriter::normalizeLaunchSpacing(in);
+  CHECK(out == "k<T><<< g, b>>> (x); a = b >> c; v<w<int>> > z;");
+  CHECK(out.size() == in.size());
+}
+
+TEST_CASE("the include goes after the leading comments", "[rewriter]") {
+  std::string out = mgb::rewriter::insertInclude("// license\n/* more */\n#include <a.h>\n", {});
+  CHECK(out == "// license\n/* more */\n#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n"
+               "#include <a.h>\n");
+  CHECK(mgb::rewriter::insertInclude(out, {}) == out);
+}

@@ -1,0 +1,333 @@
+#include "fake_cuda.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace mgb::test {
+
+FakeCudaApi::~FakeCudaApi() {
+  for (auto &[address, allocation] : allocations_) std::free(reinterpret_cast<void *>(address));
+  for (auto &[handle, device] : streams_) std::free(handle);
+  for (auto &[handle, device] : events_) std::free(handle);
+}
+
+namespace {
+// The current device of the calling thread for one fake (0 until set, like CUDA).
+int &CurrentSlot(const FakeCudaApi *api) {
+  thread_local std::map<const FakeCudaApi *, int> current;
+  return current[api];
+}
+}  // namespace
+
+int FakeCudaApi::Current() { return CurrentSlot(this); }
+
+void FakeCudaApi::Log(const char *name, const void *pointer, size_t bytes) {
+  int device = Current();
+  std::lock_guard lock(mu_);
+  calls_.push_back(FakeCall{name, device, pointer, bytes});
+}
+
+void FakeCudaApi::RegisterKernel(const void *func, std::vector<size_t> param_sizes, Kernel body) {
+  std::lock_guard lock(mu_);
+  kernels_[func] = KernelInfo{std::move(param_sizes), std::move(body)};
+}
+
+void FakeCudaApi::RegisterSymbol(const void *symbol, size_t size) {
+  std::lock_guard lock(mu_);
+  symbol_sizes_[symbol] = size;
+}
+
+std::vector<FakeCall> FakeCudaApi::Calls() {
+  std::lock_guard lock(mu_);
+  return calls_;
+}
+
+std::vector<FakeCall> FakeCudaApi::CallsNamed(const std::string &name) {
+  std::vector<FakeCall> named;
+  for (const FakeCall &call : Calls()) {
+    if (call.name == name) named.push_back(call);
+  }
+  return named;
+}
+
+void FakeCudaApi::ClearCalls() {
+  std::lock_guard lock(mu_);
+  calls_.clear();
+}
+
+int FakeCudaApi::DeviceOf(const void *device_pointer) {
+  std::lock_guard lock(mu_);
+  auto address = reinterpret_cast<uintptr_t>(device_pointer);
+  auto it = allocations_.upper_bound(address);
+  if (it == allocations_.begin()) return -1;
+  --it;
+  return address < it->first + it->second.size ? it->second.device : -1;
+}
+
+bool FakeCudaApi::Inside(const void *pointer, size_t count) {
+  auto address = reinterpret_cast<uintptr_t>(pointer);
+  auto it = allocations_.upper_bound(address);
+  if (it == allocations_.begin()) return false;
+  --it;
+  return address + count <= it->first + it->second.size;
+}
+
+std::vector<unsigned char> FakeCudaApi::SymbolOn(const void *symbol, int device) {
+  std::lock_guard lock(mu_);
+  auto it = symbols_.find({symbol, device});
+  return it == symbols_.end() ? std::vector<unsigned char>{} : it->second;
+}
+
+size_t FakeCudaApi::LiveAllocations() {
+  std::lock_guard lock(mu_);
+  return allocations_.size();
+}
+
+size_t FakeCudaApi::LimitOn(int device, cudaLimit limit) {
+  std::lock_guard lock(mu_);
+  auto it = limits_.find({device, limit});
+  return it == limits_.end() ? 0 : it->second;
+}
+
+cudaError_t FakeCudaApi::GetDeviceCount(int *count) {
+  *count = devices_;
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::GetDevice(int *device) {
+  *device = Current();
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::SetDevice(int device) {
+  if (device < 0 || device >= devices_) return cudaErrorInvalidDevice;
+  CurrentSlot(this) = device;
+  Log("SetDevice", nullptr, static_cast<size_t>(device));
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::DeviceGetByPCIBusId(int *device, const char *pci_bus_id) {
+  int index = std::atoi(pci_bus_id);  // the fake's bus ids are "0", "1", ...
+  if (index < 0 || index >= devices_) return cudaErrorInvalidDevice;
+  *device = index;
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::DeviceSynchronize() {
+  Log("DeviceSynchronize");
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::DeviceSetLimit(cudaLimit limit, size_t value) {
+  Log("DeviceSetLimit", nullptr, value);
+  std::lock_guard lock(mu_);
+  limits_[{Current(), limit}] = value;
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) {
+  std::lock_guard lock(mu_);
+  if (!kernels_.count(func)) return cudaErrorInvalidDeviceFunction;
+  *attributes = cudaFuncAttributes{};
+  attributes->numRegs = 32;
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::FuncGetParamInfo(const void *func, size_t index, size_t *offset,
+                                          size_t *size) {
+  std::lock_guard lock(mu_);
+  auto it = kernels_.find(func);
+  if (it == kernels_.end()) return cudaErrorInvalidDeviceFunction;
+  if (index >= it->second.param_sizes.size()) return cudaErrorInvalidValue;
+  *offset = 0;
+  for (size_t i = 0; i < index; ++i) *offset += it->second.param_sizes[i];
+  *size = it->second.param_sizes[index];
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::Malloc(void **ptr, size_t bytes) {
+  void *memory = std::calloc(1, bytes == 0 ? 1 : bytes);
+  {
+    std::lock_guard lock(mu_);
+    allocations_[reinterpret_cast<uintptr_t>(memory)] = Allocation{Current(), bytes};
+  }
+  *ptr = memory;
+  Log("Malloc", memory, bytes);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::MallocPitch(void **ptr, size_t *pitch, size_t width, size_t height) {
+  *pitch = (width + 511) / 512 * 512;
+  return Malloc(ptr, *pitch * height);
+}
+cudaError_t FakeCudaApi::MallocManaged(void **ptr, size_t bytes, unsigned int) {
+  return Malloc(ptr, bytes);
+}
+cudaError_t FakeCudaApi::Free(void *ptr) {
+  Log("Free", ptr);
+  if (ptr == nullptr) return cudaSuccess;
+  std::lock_guard lock(mu_);
+  auto it = allocations_.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == allocations_.end()) return cudaErrorInvalidValue;
+  allocations_.erase(it);
+  std::free(ptr);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::Memcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  Log(kind == cudaMemcpyHostToDevice   ? "MemcpyHtoD"
+      : kind == cudaMemcpyDeviceToHost ? "MemcpyDtoH"
+      : kind == cudaMemcpyDeviceToDevice ? "MemcpyDtoD"
+                                         : "Memcpy",
+      dst, count);
+  {
+    std::lock_guard lock(mu_);
+    bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    if ((dst_device && !Inside(dst, count)) || (src_device && !Inside(src, count))) {
+      return cudaErrorInvalidValue;
+    }
+  }
+  std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::MemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                                     cudaStream_t stream) {
+  Log("MemcpyAsync", dst, count);
+  if (stream != nullptr) {
+    std::lock_guard lock(mu_);
+    auto it = streams_.find(stream);
+    if (it == streams_.end() || it->second != Current()) return cudaErrorInvalidResourceHandle;
+  }
+  std::memmove(dst, src, count);
+  (void)kind;
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::Memcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                  size_t width, size_t height, cudaMemcpyKind) {
+  Log("Memcpy2D", dst, width * height);
+  for (size_t row = 0; row < height; ++row) {
+    std::memmove(static_cast<char *>(dst) + row * dpitch,
+                 static_cast<const char *>(src) + row * spitch, width);
+  }
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::MemcpyPeer(void *dst, int, const void *src, int, size_t count) {
+  Log("MemcpyPeer", dst, count);
+  std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::Memset(void *ptr, int value, size_t count) {
+  Log("Memset", ptr, count);
+  {
+    std::lock_guard lock(mu_);
+    if (!Inside(ptr, count)) return cudaErrorInvalidValue;
+  }
+  std::memset(ptr, value, count);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::MemsetAsync(void *ptr, int value, size_t count, cudaStream_t) {
+  Log("MemsetAsync", ptr, count);
+  std::memset(ptr, value, count);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::MemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                        size_t offset, cudaMemcpyKind) {
+  Log("MemcpyToSymbol", symbol, count);
+  std::lock_guard lock(mu_);
+  auto size = symbol_sizes_.find(symbol);
+  if (size == symbol_sizes_.end()) return cudaErrorInvalidSymbol;
+  if (offset + count > size->second) return cudaErrorInvalidValue;
+  std::vector<unsigned char> &bytes = symbols_[{symbol, Current()}];
+  bytes.resize(size->second);
+  std::memcpy(bytes.data() + offset, src, count);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::MemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                                          size_t offset, cudaMemcpyKind) {
+  Log("MemcpyFromSymbol", symbol, count);
+  std::lock_guard lock(mu_);
+  auto size = symbol_sizes_.find(symbol);
+  if (size == symbol_sizes_.end()) return cudaErrorInvalidSymbol;
+  if (offset + count > size->second) return cudaErrorInvalidValue;
+  std::vector<unsigned char> &bytes = symbols_[{symbol, Current()}];
+  bytes.resize(size->second);
+  std::memcpy(dst, bytes.data() + offset, count);
+  return cudaSuccess;
+}
+void *FakeCudaApi::NewHandle(std::map<void *, int> &table) {
+  void *handle = std::malloc(1);
+  std::lock_guard lock(mu_);
+  table[handle] = Current();
+  return handle;
+}
+cudaError_t FakeCudaApi::StreamCreateWithFlags(cudaStream_t *stream, unsigned int) {
+  *stream = static_cast<cudaStream_t>(NewHandle(streams_));
+  Log("StreamCreate", *stream);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::StreamDestroy(cudaStream_t stream) {
+  Log("StreamDestroy", stream);
+  std::lock_guard lock(mu_);
+  if (streams_.erase(stream) == 0) return cudaErrorInvalidResourceHandle;
+  std::free(stream);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::StreamSynchronize(cudaStream_t stream) {
+  Log("StreamSynchronize", stream);
+  std::lock_guard lock(mu_);
+  return stream == nullptr || streams_.count(stream) ? cudaSuccess
+                                                     : cudaErrorInvalidResourceHandle;
+}
+cudaError_t FakeCudaApi::StreamQuery(cudaStream_t stream) { return StreamSynchronize(stream); }
+cudaError_t FakeCudaApi::StreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+  Log("StreamWaitEvent", stream);
+  std::lock_guard lock(mu_);
+  return (stream == nullptr || streams_.count(stream)) && events_.count(event)
+             ? cudaSuccess
+             : cudaErrorInvalidResourceHandle;
+}
+cudaError_t FakeCudaApi::EventCreateWithFlags(cudaEvent_t *event, unsigned int) {
+  *event = static_cast<cudaEvent_t>(NewHandle(events_));
+  Log("EventCreate", *event);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::EventRecord(cudaEvent_t event, cudaStream_t stream) {
+  Log("EventRecord", event);
+  std::lock_guard lock(mu_);
+  auto it = events_.find(event);
+  if (it == events_.end()) return cudaErrorInvalidResourceHandle;
+  if (stream != nullptr && (!streams_.count(stream) || streams_[stream] != it->second)) {
+    return cudaErrorInvalidResourceHandle;  // CUDA: event and stream of different devices
+  }
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::EventSynchronize(cudaEvent_t event) {
+  Log("EventSynchronize", event);
+  std::lock_guard lock(mu_);
+  return events_.count(event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
+cudaError_t FakeCudaApi::EventQuery(cudaEvent_t event) { return EventSynchronize(event); }
+cudaError_t FakeCudaApi::EventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+  Log("EventElapsedTime", start);
+  std::lock_guard lock(mu_);
+  if (!events_.count(start) || !events_.count(end)) return cudaErrorInvalidResourceHandle;
+  *ms = 1.5f;
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::EventDestroy(cudaEvent_t event) {
+  Log("EventDestroy", event);
+  std::lock_guard lock(mu_);
+  if (events_.erase(event) == 0) return cudaErrorInvalidResourceHandle;
+  std::free(event);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::LaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                      size_t, cudaStream_t stream) {
+  Log("LaunchKernel", func);
+  Kernel body;
+  {
+    std::lock_guard lock(mu_);
+    auto it = kernels_.find(func);
+    if (it == kernels_.end()) return cudaErrorInvalidDeviceFunction;
+    if (stream != nullptr && (!streams_.count(stream) || streams_[stream] != Current())) {
+      return cudaErrorInvalidResourceHandle;
+    }
+    body = it->second.body;
+  }
+  FakeLaunch launch{Current(), args, grid, block, stream};
+  body(launch);
+  return cudaSuccess;
+}
+
+}  // namespace mgb::test

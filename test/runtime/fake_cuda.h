@@ -1,0 +1,119 @@
+// FakeCudaApi: N simulated GPUs in host memory behind libmgb's CudaApi seam. Every call is logged
+// with the device current on the calling thread, so tests can check ordering, replay, translation
+// and which GPU each operation ran on. Kernels are host functions registered by the test.
+#ifndef MGB_TEST_RUNTIME_FAKE_CUDA_H
+#define MGB_TEST_RUNTIME_FAKE_CUDA_H
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cuda_api.h"
+
+namespace mgb::test {
+
+struct FakeCall {
+  std::string name;
+  int device = -1;          // current device of the calling thread
+  const void *pointer = nullptr;  // the main pointer argument (destination, freed pointer, ...)
+  size_t bytes = 0;
+};
+
+struct FakeLaunch {
+  int device;
+  void **args;
+  dim3 grid, block;
+  cudaStream_t stream;
+};
+
+class FakeCudaApi final : public runtime::CudaApi {
+ public:
+  explicit FakeCudaApi(int devices = 2) : devices_(devices) {}
+  ~FakeCudaApi() override;
+
+  // ---- test controls
+  using Kernel = std::function<void(FakeLaunch &)>;
+  void RegisterKernel(const void *func, std::vector<size_t> param_sizes, Kernel body);
+  void RegisterSymbol(const void *symbol, size_t size);
+  std::vector<FakeCall> Calls();
+  std::vector<FakeCall> CallsNamed(const std::string &name);
+  void ClearCalls();
+  int DeviceOf(const void *device_pointer);  // -1 if not a live fake allocation
+  // Bytes of `symbol` as held on `device`.
+  std::vector<unsigned char> SymbolOn(const void *symbol, int device);
+  size_t LiveAllocations();
+  size_t LimitOn(int device, cudaLimit limit);
+
+  // ---- CudaApi
+  cudaError_t GetDeviceCount(int *count) override;
+  cudaError_t GetDevice(int *device) override;
+  cudaError_t SetDevice(int device) override;
+  cudaError_t DeviceGetByPCIBusId(int *device, const char *pci_bus_id) override;
+  cudaError_t DeviceSynchronize() override;
+  cudaError_t DeviceSetLimit(cudaLimit limit, size_t value) override;
+  cudaError_t FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) override;
+  cudaError_t FuncGetParamInfo(const void *func, size_t index, size_t *offset,
+                               size_t *size) override;
+  cudaError_t Malloc(void **ptr, size_t bytes) override;
+  cudaError_t MallocPitch(void **ptr, size_t *pitch, size_t width, size_t height) override;
+  cudaError_t MallocManaged(void **ptr, size_t bytes, unsigned int flags) override;
+  cudaError_t Free(void *ptr) override;
+  cudaError_t Memcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) override;
+  cudaError_t MemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                          cudaStream_t stream) override;
+  cudaError_t Memcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t height, cudaMemcpyKind kind) override;
+  cudaError_t MemcpyPeer(void *dst, int dst_device, const void *src, int src_device,
+                         size_t count) override;
+  cudaError_t Memset(void *ptr, int value, size_t count) override;
+  cudaError_t MemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream) override;
+  cudaError_t MemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                             cudaMemcpyKind kind) override;
+  cudaError_t MemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                               cudaMemcpyKind kind) override;
+  cudaError_t StreamCreateWithFlags(cudaStream_t *stream, unsigned int flags) override;
+  cudaError_t StreamDestroy(cudaStream_t stream) override;
+  cudaError_t StreamSynchronize(cudaStream_t stream) override;
+  cudaError_t StreamQuery(cudaStream_t stream) override;
+  cudaError_t StreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) override;
+  cudaError_t EventCreateWithFlags(cudaEvent_t *event, unsigned int flags) override;
+  cudaError_t EventRecord(cudaEvent_t event, cudaStream_t stream) override;
+  cudaError_t EventSynchronize(cudaEvent_t event) override;
+  cudaError_t EventQuery(cudaEvent_t event) override;
+  cudaError_t EventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) override;
+  cudaError_t EventDestroy(cudaEvent_t event) override;
+  cudaError_t LaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                           size_t shared_bytes, cudaStream_t stream) override;
+
+ private:
+  struct Allocation {
+    int device;
+    size_t size;
+  };
+  struct KernelInfo {
+    std::vector<size_t> param_sizes;
+    Kernel body;
+  };
+  int Current();
+  void Log(const char *name, const void *pointer = nullptr, size_t bytes = 0);
+  // A handle (stream/event) owned by the current device.
+  void *NewHandle(std::map<void *, int> &table);
+  bool Inside(const void *pointer, size_t count);  // a live allocation covers [pointer, +count)
+
+  int devices_;
+  std::mutex mu_;
+  std::vector<FakeCall> calls_;
+  std::map<uintptr_t, Allocation> allocations_;
+  std::map<void *, int> streams_, events_;
+  std::map<const void *, KernelInfo> kernels_;
+  std::map<const void *, size_t> symbol_sizes_;
+  std::map<std::pair<const void *, int>, std::vector<unsigned char>> symbols_;
+  std::map<std::pair<int, cudaLimit>, size_t> limits_;
+};
+
+}  // namespace mgb::test
+
+#endif  // MGB_TEST_RUNTIME_FAKE_CUDA_H

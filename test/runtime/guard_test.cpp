@@ -1,0 +1,66 @@
+// The allocation guard: past the reservation, grow through mgbd (waiting) before allocating.
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "runtime_fixture.h"
+
+using namespace mgb::test;
+using mgb::runtime::kDefaultHeapBytes;
+
+namespace {
+const mgb_dim3 kOne{1, 1, 1};
+}
+
+TEST_CASE("an allocation past the reservation grows it first", "[runtime][guard]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  mgb_task task = m.runtime->TaskBegin(kMiB, kOne, kOne, nullptr, "guard.cu:1");
+  void *small = nullptr, *big = nullptr;
+  REQUIRE(m.runtime->Malloc(&small, kMiB) == cudaSuccess);
+  CHECK(m.runtime->ReservedBytes(task) == kMiB + kDefaultHeapBytes);  // fits: no growth
+  REQUIRE(m.runtime->Malloc(&big, 10 * kMiB) == cudaSuccess);
+  CHECK(m.runtime->ReservedBytes(task) == 11 * kMiB + kDefaultHeapBytes);
+  CHECK(mgbd.Status().tasks(0).memory_bytes() == 11 * kMiB + kDefaultHeapBytes);
+  // Freed memory is reused without asking again.
+  REQUIRE(m.runtime->Free(big) == cudaSuccess);
+  REQUIRE(m.runtime->Malloc(&big, 10 * kMiB) == cudaSuccess);
+  CHECK(m.runtime->ReservedBytes(task) == 11 * kMiB + kDefaultHeapBytes);
+  m.runtime->Free(big);
+  m.runtime->Free(small);
+  m.runtime->TaskEnd(task);
+}
+
+TEST_CASE("growth blocks until another program frees memory", "[runtime][guard]") {
+  MgbdProcess mgbd({64 * kMiB});
+  auto other = mgb::Client::Connect(mgbd.socket(), 1, "other");
+  REQUIRE(other.ok());
+  auto held = (*other)->TaskBegin(40 * kMiB, mgb::LaunchShape{}, "other");
+  REQUIRE(held.ok());
+
+  ManagedRuntime m(mgbd, 1);
+  mgb_task task = m.runtime->TaskBegin(kMiB, kOne, kOne, nullptr, "grow");  // 9 MiB with heap
+  REQUIRE(task != 0);
+  std::atomic<bool> allocated{false};
+  cudaError_t result = cudaErrorUnknown;
+  auto start = std::chrono::steady_clock::now();
+  std::thread grower([&] {
+    void *p = nullptr;
+    mgb_task t = m.runtime->TaskBegin(kMiB, kOne, kOne, nullptr, "grow-thread");
+    result = m.runtime->Malloc(&p, 30 * kMiB);  // 9 + 9 + 29 more > 64 - 40: must wait
+    allocated = true;
+    m.runtime->Free(p);
+    m.runtime->TaskEnd(t);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  CHECK_FALSE(allocated.load());  // waiting, not failing and not over-committing
+  CHECK(m.fake.CallsNamed("Malloc").empty());
+  REQUIRE((*other)->TaskEnd(held->task_id).ok());
+  grower.join();
+  CHECK(allocated.load());
+  CHECK(result == cudaSuccess);
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(400));
+  m.runtime->TaskEnd(task);
+}

@@ -1,0 +1,237 @@
+// The lazy layer: stand-ins, recording, replay at the launch, translation, lazy task lifetime.
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "runtime_fixture.h"
+
+using namespace mgb::test;
+
+namespace {
+const mgb_dim3 kOne{1, 1, 1};
+const mgb_dim3 kWide{1000, 1, 1};
+const mgb_dim3 kBlock{256, 1, 1};
+constexpr int kN = 64;
+
+// Host stand-ins for kernels: their addresses are the "host stubs".
+void AddKernel() {}
+void ScaleStructKernel() {}
+
+struct Vectors {  // a kernel argument holding device pointers by value
+  float *x;
+  int n;
+  float *y;
+};
+
+cudaError_t Prepare(mgb::runtime::Runtime &rt, const void *kernel, mgb_dim3 grid,
+                    std::vector<const void *> args, std::vector<size_t> sizes) {
+  return rt.LaunchPrepare(grid, kBlock, kernel, "lazy.cu:42", static_cast<int>(args.size()),
+                          args.data(), sizes.data());
+}
+
+std::vector<std::string> Names(const std::vector<FakeCall> &calls) {
+  std::vector<std::string> names;
+  for (const FakeCall &call : calls) {
+    if (call.name != "SetDevice") names.push_back(call.name);
+  }
+  return names;
+}
+}  // namespace
+
+TEST_CASE("outside a task allocations are stand-ins and ops replay in order at the launch",
+          "[runtime][lazy]") {
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  ManagedRuntime m(mgbd);
+  auto &rt = *m.runtime;
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&a), kN * sizeof(float)) == cudaSuccess);
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&b), kN * sizeof(float)) == cudaSuccess);
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&c), kN * sizeof(float)) == cudaSuccess);
+  CHECK(rt.IsStandIn(a));
+  CHECK(rt.IsStandIn(b + 10));  // interior pointers too
+  std::vector<float> host(kN);
+  std::iota(host.begin(), host.end(), 1.0f);
+  REQUIRE(rt.Memcpy(a, host.data(), kN * sizeof(float), cudaMemcpyHostToDevice, std::nullopt) ==
+          cudaSuccess);
+  std::fill(host.begin(), host.end(), -1.0f);  // must not change what is replayed
+  REQUIRE(rt.Memset(b, 0, kN * sizeof(float), std::nullopt) == cudaSuccess);
+  float two = 2.0f;
+  for (int i = 0; i < kN; ++i) {  // element-wise writes through interior pointers
+    REQUIRE(rt.Memcpy(b + i, &two, sizeof two, cudaMemcpyHostToDevice, std::nullopt) ==
+            cudaSuccess);
+  }
+  CHECK(mgbd.Status().tasks_size() == 0);
+  CHECK(m.fake.Calls().empty());  // nothing touched a GPU yet
+  CHECK(rt.Memcpy(a + kN - 1, host.data(), 2 * sizeof(float), cudaMemcpyHostToDevice,
+                  std::nullopt) == cudaErrorInvalidValue);  // past the end, like CUDA
+
+  m.fake.RegisterKernel(reinterpret_cast<const void *>(&AddKernel),
+                        {sizeof(float *), sizeof(float *), sizeof(float *)},
+                        [&](FakeLaunch &launch) {
+                          auto *x = *static_cast<float **>(launch.args[0]);
+                          auto *y = *static_cast<float **>(launch.args[1]);
+                          auto *z = *static_cast<float **>(launch.args[2]);
+                          for (int i = 0; i < kN; ++i) z[i] = x[i] + y[i];
+                        });
+  REQUIRE(Prepare(rt, reinterpret_cast<const void *>(&AddKernel), kWide, {&a, &b, &c},
+                  {sizeof a, sizeof b, sizeof c}) == cudaSuccess);
+  REQUIRE(mgbd.Status().tasks_size() == 1);
+  CHECK(mgbd.Status().tasks(0).memory_bytes() ==
+        3 * kN * sizeof(float) + mgb::runtime::kDefaultHeapBytes);
+  uint64_t task = rt.TaskOf(a);
+  int device = rt.DeviceOfTask(task);
+  std::vector<std::string> expected = {"Malloc", "Malloc", "Malloc", "MemcpyHtoD", "Memset"};
+  for (int i = 0; i < kN; ++i) expected.push_back("MemcpyHtoD");
+  CHECK(Names(m.fake.Calls()) == expected);
+  for (const FakeCall &call : m.fake.Calls()) CHECK(call.device == device);
+  int current = -1;
+  m.fake.GetDevice(&current);
+  CHECK(current == device);
+
+  // Real addresses for the kernel, interior pointers included.
+  void *real_a = rt.RealPtr(a);
+  CHECK(m.fake.DeviceOf(real_a) == device);
+  CHECK(rt.RealPtr(a + 5) == static_cast<float *>(real_a) + 5);
+  void *args[] = {&a, &b, &c};
+  REQUIRE(rt.LaunchKernel(reinterpret_cast<const void *>(&AddKernel), dim3(1), dim3(kN), args, 0,
+                          nullptr) == cudaSuccess);
+  std::vector<float> out(kN);
+  REQUIRE(rt.Memcpy(out.data(), c, kN * sizeof(float), cudaMemcpyDeviceToHost, std::nullopt) ==
+          cudaSuccess);
+  for (int i = 0; i < kN; ++i) CHECK(out[i] == static_cast<float>(i + 1) + 2.0f);
+
+  // The lazy task ends with its last object.
+  rt.Free(a);
+  rt.Free(b);
+  CHECK(mgbd.Status().tasks_size() == 1);
+  rt.Free(c);
+  CHECK(mgbd.Status().tasks_size() == 0);
+  CHECK(m.fake.LiveAllocations() == 0);
+}
+
+TEST_CASE("stand-ins inside by-value structs are found and translated", "[runtime][lazy]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  Vectors v{nullptr, kN, nullptr};
+  rt.Malloc(reinterpret_cast<void **>(&v.x), kN * sizeof(float));
+  rt.Malloc(reinterpret_cast<void **>(&v.y), kN * sizeof(float));
+  std::vector<float> host(kN, 3.0f);
+  rt.Memcpy(v.x, host.data(), kN * sizeof(float), cudaMemcpyHostToDevice, std::nullopt);
+  float factor = 2.0f;
+  REQUIRE(Prepare(rt, reinterpret_cast<const void *>(&ScaleStructKernel), kOne, {&v, &factor},
+                  {sizeof v, sizeof factor}) == cudaSuccess);
+  CHECK(rt.TaskOf(v.x) != 0);
+  CHECK(rt.TaskOf(v.y) == rt.TaskOf(v.x));  // one task for the launch
+  Vectors real = v;
+  rt.TranslateWords(&real, sizeof real);  // what mgb_arg(v) does
+  CHECK(real.n == kN);
+  CHECK(m.fake.DeviceOf(real.x) == 0);
+  CHECK(m.fake.DeviceOf(real.y) == 0);
+  CHECK(real.x[0] == 3.0f);  // replayed
+}
+
+TEST_CASE("copies between stand-ins replay in call order", "[runtime][lazy]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  int *a, *b, *gone;
+  rt.Malloc(reinterpret_cast<void **>(&a), sizeof(int));
+  rt.Malloc(reinterpret_cast<void **>(&b), sizeof(int));
+  rt.Malloc(reinterpret_cast<void **>(&gone), 1024);
+  int one = 1, two = 2;
+  rt.Memcpy(gone, &one, sizeof one, cudaMemcpyHostToDevice, std::nullopt);
+  REQUIRE(rt.Free(gone) == cudaSuccess);  // never used by a launch: never allocated
+  CHECK(rt.Free(gone) == cudaErrorInvalidValue);
+  rt.Memcpy(a, &one, sizeof one, cudaMemcpyHostToDevice, std::nullopt);
+  rt.Memcpy(b, a, sizeof(int), cudaMemcpyDeviceToDevice, std::nullopt);  // b = 1
+  rt.Memcpy(a, &two, sizeof two, cudaMemcpyHostToDevice, std::nullopt);  // then a = 2
+  // Launch with b only: a is reached through the recorded copy and bound with it.
+  REQUIRE(Prepare(rt, nullptr, kOne, {&b}, {sizeof b}) == cudaSuccess);
+  CHECK(rt.TaskOf(a) == rt.TaskOf(b));
+  int got_a = 0, got_b = 0;
+  rt.Memcpy(&got_a, a, sizeof(int), cudaMemcpyDeviceToHost, std::nullopt);
+  rt.Memcpy(&got_b, b, sizeof(int), cudaMemcpyDeviceToHost, std::nullopt);
+  CHECK(got_b == 1);
+  CHECK(got_a == 2);
+  CHECK(m.fake.CallsNamed("Malloc").size() == 2);
+}
+
+TEST_CASE("reading back a stand-in no launch used places it on its own", "[runtime][lazy]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  int *a;
+  rt.Malloc(reinterpret_cast<void **>(&a), 4 * sizeof(int));
+  rt.Memset(a, 0x01, 4 * sizeof(int), std::nullopt);
+  int got[4] = {};
+  REQUIRE(rt.Memcpy(got, a, sizeof got, cudaMemcpyDeviceToHost, std::nullopt) == cudaSuccess);
+  CHECK(got[3] == 0x01010101);
+  CHECK(mgbd.Status().tasks_size() == 1);
+  rt.Free(a);
+  CHECK(mgbd.Status().tasks_size() == 0);
+}
+
+TEST_CASE("a launch using stand-ins of two GPUs moves them to one (peer copy)",
+          "[runtime][lazy]") {
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  ManagedRuntime m(mgbd);
+  auto &rt = *m.runtime;
+  int *a, *b;
+  rt.Malloc(reinterpret_cast<void **>(&a), sizeof(int));
+  rt.Malloc(reinterpret_cast<void **>(&b), sizeof(int));
+  int seven = 7;
+  rt.Memcpy(b, &seven, sizeof seven, cudaMemcpyHostToDevice, std::nullopt);
+  REQUIRE(Prepare(rt, nullptr, kWide, {&a}, {sizeof a}) == cudaSuccess);
+  REQUIRE(Prepare(rt, nullptr, kWide, {&b}, {sizeof b}) == cudaSuccess);
+  uint64_t task_a = rt.TaskOf(a), task_b = rt.TaskOf(b);
+  REQUIRE(task_a != task_b);
+  REQUIRE(rt.DeviceOfTask(task_a) != rt.DeviceOfTask(task_b));  // fewest warps: two GPUs
+  REQUIRE(Prepare(rt, nullptr, kWide, {&a, &b}, {sizeof a, sizeof b}) == cudaSuccess);
+  CHECK(rt.TaskOf(b) == task_a);
+  CHECK(m.fake.CallsNamed("MemcpyPeer").size() == 1);
+  CHECK(m.fake.DeviceOf(rt.RealPtr(b)) == rt.DeviceOfTask(task_a));
+  int got = 0;
+  rt.Memcpy(&got, b, sizeof got, cudaMemcpyDeviceToHost, std::nullopt);
+  CHECK(got == 7);
+  CHECK(mgbd.Status().tasks_size() == 1);  // b's old task ended with its last object
+}
+
+TEST_CASE("pitched allocations outside a task keep their pitch at replay", "[runtime][lazy]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  void *image = nullptr;
+  size_t pitch = 0;
+  REQUIRE(rt.MallocPitch(&image, &pitch, 100, 4) == cudaSuccess);
+  CHECK(pitch % 512 == 0);
+  std::vector<unsigned char> rows(100 * 4);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<unsigned char>(i % 100);
+  REQUIRE(rt.Memcpy2D(image, pitch, rows.data(), 100, 100, 4, cudaMemcpyHostToDevice) ==
+          cudaSuccess);
+  REQUIRE(Prepare(rt, nullptr, kOne, {&image}, {sizeof image}) == cudaSuccess);
+  auto *real = static_cast<unsigned char *>(rt.RealPtr(image));
+  CHECK(real[3 * pitch + 99] == 99);
+}
+
+TEST_CASE("stand-in addresses inside copied host data are bound and translated at replay",
+          "[runtime][lazy]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  int *a, *b;
+  int **table;  // a device array of device pointers
+  rt.Malloc(reinterpret_cast<void **>(&a), sizeof(int));
+  rt.Malloc(reinterpret_cast<void **>(&b), sizeof(int));
+  rt.Malloc(reinterpret_cast<void **>(&table), 2 * sizeof(int *));
+  int *pointers[2] = {a, b};
+  rt.Memcpy(table, pointers, sizeof pointers, cudaMemcpyHostToDevice, std::nullopt);
+  REQUIRE(Prepare(rt, nullptr, kOne, {&table}, {sizeof table}) == cudaSuccess);
+  CHECK(rt.TaskOf(a) == rt.TaskOf(table));  // reached through the copied bytes
+  auto *real_table = static_cast<int **>(rt.RealPtr(table));
+  CHECK(real_table[0] == rt.RealPtr(a));
+  CHECK(real_table[1] == rt.RealPtr(b));
+  CHECK(m.fake.DeviceOf(real_table[1]) == 0);
+}

@@ -1,0 +1,115 @@
+// Task probes: placement, device binding, nesting, threads, the heap limit.
+#include <atomic>
+#include <barrier>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "runtime_fixture.h"
+
+using namespace mgb::test;
+using mgb::runtime::kDefaultHeapBytes;
+
+namespace {
+const mgb_dim3 kOne{1, 1, 1};
+const mgb_dim3 kBlock{256, 1, 1};
+const mgb_dim3 kWideGrid{1000, 1, 1};
+}  // namespace
+
+TEST_CASE("task_begin waits for placement, selects the GPU and task_end releases it",
+          "[runtime][probes]") {
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  ManagedRuntime m(mgbd);
+  mgb_task task = m.runtime->TaskBegin(3 * kMiB, kWideGrid, kBlock, nullptr, "probe.cu:10");
+  REQUIRE(task != 0);
+  int device = m.runtime->DeviceOfTask(task);
+  int current = -1;
+  m.fake.GetDevice(&current);
+  CHECK(current == device);
+
+  auto status = mgbd.Status();
+  REQUIRE(status.tasks_size() == 1);
+  CHECK(status.tasks(0).memory_bytes() == 3 * kMiB + kDefaultHeapBytes);  // heap included
+  CHECK(status.tasks(0).label() == "probe.cu:10");
+  CHECK(status.tasks(0).gpu_index() == device);
+
+  void *p = nullptr;
+  REQUIRE(m.runtime->Malloc(&p, kMiB) == cudaSuccess);
+  CHECK_FALSE(m.runtime->IsStandIn(p));  // inside a task: real memory at once
+  CHECK(m.fake.DeviceOf(p) == device);
+  REQUIRE(m.runtime->Free(p) == cudaSuccess);
+
+  m.fake.ClearCalls();
+  m.runtime->TaskEnd(task);
+  auto syncs = m.fake.CallsNamed("DeviceSynchronize");
+  REQUIRE(syncs.size() == 1);  // the task's work is finished before mgbd frees its memory
+  CHECK(syncs[0].device == device);
+  CHECK(mgbd.Status().tasks_size() == 0);
+}
+
+TEST_CASE("a nested begin joins the outer task", "[runtime][probes]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  mgb_task outer = m.runtime->TaskBegin(kMiB, kOne, kBlock, nullptr, "outer");
+  mgb_task inner = m.runtime->TaskBegin(kMiB, kOne, kBlock, nullptr, "inner");
+  CHECK(inner == outer);
+  CHECK(mgbd.Status().tasks_size() == 1);
+  m.runtime->TaskEnd(inner);
+  CHECK(mgbd.Status().tasks_size() == 1);  // the outer one still runs
+  m.runtime->TaskEnd(outer);
+  CHECK(mgbd.Status().tasks_size() == 0);
+  // Tasks in a loop: each iteration is a task of its own.
+  for (int i = 0; i < 3; ++i) {
+    mgb_task t = m.runtime->TaskBegin(kMiB, kOne, kBlock, nullptr, "loop");
+    REQUIRE(t != 0);
+    CHECK(t != outer);
+    m.runtime->TaskEnd(t);
+  }
+  CHECK(m.runtime->OpenTasks() == 0);
+}
+
+TEST_CASE("tasks on two threads at once run on their own GPUs", "[runtime][probes]") {
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  ManagedRuntime m(mgbd);
+  std::barrier both_placed(2);
+  int devices[2] = {-1, -1};
+  int allocation_devices[2] = {-1, -1};
+  auto work = [&](int i) {
+    mgb_task task = m.runtime->TaskBegin(8 * kMiB, kWideGrid, kBlock, nullptr, "thread");
+    both_placed.arrive_and_wait();  // both hold their GPU now
+    devices[i] = m.runtime->DeviceOfTask(task);
+    void *p = nullptr;
+    m.runtime->Malloc(&p, 4 * kMiB);
+    allocation_devices[i] = m.fake.DeviceOf(p);
+    m.runtime->Free(p);
+    both_placed.arrive_and_wait();
+    m.runtime->TaskEnd(task);
+  };
+  std::thread a(work, 0), b(work, 1);
+  a.join();
+  b.join();
+  CHECK(devices[0] != devices[1]);  // policy mgb: the second goes where fewer warps are in use
+  CHECK(allocation_devices[0] == devices[0]);
+  CHECK(allocation_devices[1] == devices[1]);
+  CHECK(mgbd.Status().tasks_size() == 0);
+}
+
+TEST_CASE("the malloc heap limit the program sets is part of each task", "[runtime][probes]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  REQUIRE(m.runtime->DeviceSetLimit(cudaLimitMallocHeapSize, 64 * kMiB) == cudaSuccess);
+  CHECK(m.fake.CallsNamed("DeviceSetLimit").empty());  // recorded: no GPU chosen yet
+  mgb_task task = m.runtime->TaskBegin(kMiB, kOne, kBlock, nullptr, "heap");
+  REQUIRE(mgbd.Status().tasks_size() == 1);
+  CHECK(mgbd.Status().tasks(0).memory_bytes() == kMiB + 64 * kMiB);
+  CHECK(m.fake.LimitOn(0, cudaLimitMallocHeapSize) == 64 * kMiB);  // applied on the task's GPU
+  m.runtime->TaskEnd(task);
+}
+
+TEST_CASE("cudaSetDevice is validated and recorded but does not move work", "[runtime][probes]") {
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  ManagedRuntime m(mgbd);
+  CHECK(m.runtime->SetDevice(5) == cudaErrorInvalidDevice);
+  CHECK(m.runtime->SetDevice(1) == cudaSuccess);
+  CHECK(m.fake.CallsNamed("SetDevice").empty());
+}

@@ -1,0 +1,46 @@
+// Test fixtures for libmgb: a real mgbd process on a temporary socket (config GPUs), and a Runtime
+// over a FakeCudaApi connected to it.
+#ifndef MGB_TEST_RUNTIME_RUNTIME_FIXTURE_H
+#define MGB_TEST_RUNTIME_RUNTIME_FIXTURE_H
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fake_cuda.h"
+#include "mgb.pb.h"
+#include "runtime.h"
+
+namespace mgb::test {
+
+inline constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+// mgbd (the binary built by this tree) serving GPUs of the given sizes; killed at destruction.
+class MgbdProcess {
+ public:
+  explicit MgbdProcess(std::vector<uint64_t> gpu_memory, const std::string &policy = "mgb");
+  ~MgbdProcess();
+  const std::string &socket() const { return socket_; }
+  v1::StatusReply Status() const;
+
+ private:
+  std::string dir_, socket_;
+  pid_t pid_ = -1;
+};
+
+// A Runtime over a fresh fake with `devices` GPUs, connected to `mgbd`.
+struct ManagedRuntime {
+  ManagedRuntime(const MgbdProcess &mgbd, int devices = 2);
+  FakeCudaApi fake;
+  std::unique_ptr<runtime::Runtime> runtime;
+};
+
+runtime::SessionConfig TestConfig(const std::string &socket,
+                                  runtime::FailurePolicy policy = runtime::FailurePolicy::kExit);
+
+}  // namespace mgb::test
+
+#endif  // MGB_TEST_RUNTIME_RUNTIME_FIXTURE_H

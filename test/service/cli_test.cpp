@@ -1,0 +1,179 @@
+// mgbd and mgb as processes: --help and bad flags, socket handling, `mgb status --json`,
+// `mgb run` with a config-GPU mgbd.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <thread>
+#include <nlohmann/json.hpp>
+
+#include "mgb.pb.h"
+#include "mgb/client.h"
+#include "test_support.h"
+
+namespace mgb::test {
+namespace {
+
+// mgbd as a child process on dir/mgbd.sock; SIGTERM and reaped when the object dies.
+struct MgbdProcess {
+  TempDir dir;
+  std::string socket = dir.File("mgbd.sock");
+  int pid = -1;
+  explicit MgbdProcess(int gpus = 2) { Start(gpus); }
+  void Start(int gpus) {
+    pid = StartProcess({MGB_MGBD, "--socket", socket, "--gpus", WriteGpuConfig(dir, gpus, 16 * kGiB),
+                        "--context-reserve", "0"});
+    WaitFor([&] { return Client::StatusAt(socket, std::chrono::milliseconds(100)).ok(); },
+            std::chrono::seconds(5));
+  }
+  int Stop(int sig = SIGTERM) {
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  ~MgbdProcess() {
+    if (pid > 0) Stop();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("--help and bad flags: exit codes and messages", "[cli]") {
+  auto help = RunProcess({MGB_MGBD, "--help"});
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Catch::Contains("--socket") && Catch::Contains("--policy"));
+  CHECK(RunProcess({MGB_MGBD, "--bogus"}).exit_code == 2);
+  CHECK(RunProcess({MGB_MGBD}).exit_code == 2);  // --socket is required
+  CHECK(RunProcess({MGB_CLI, "--help"}).exit_code == 0);
+  CHECK(RunProcess({MGB_CLI}).exit_code == 2);
+  CHECK(RunProcess({MGB_CLI, "frobnicate"}).exit_code == 2);
+  for (const char *command : {"status", "run"}) {
+    auto sub = RunProcess({MGB_CLI, command, "--help"});
+    CHECK(sub.exit_code == 0);
+    CHECK_THAT(sub.out, Catch::Contains(std::string("mgb ") + command));
+    CHECK(RunProcess({MGB_CLI, command, "--bogus"}).exit_code == 2);
+  }
+  CHECK(RunProcess({MGB_CLI, "run", "--", "true"}).exit_code == 2);             // no --mem
+  CHECK(RunProcess({MGB_CLI, "run", "--mem", "1G"}).exit_code == 2);            // no program
+  CHECK(RunProcess({MGB_CLI, "run", "--mem", "lots", "--", "true"}).exit_code == 2);
+  TempDir dir;
+  auto absent = RunProcess({MGB_CLI, "status", "--socket", dir.File("none.sock")});
+  CHECK(absent.exit_code == 1);
+  CHECK_THAT(absent.err, Catch::Contains("none.sock"));
+}
+
+TEST_CASE("mgbd start-up errors name the flag or file", "[cli]") {
+  TempDir dir;
+  const std::string gpus = WriteGpuConfig(dir, 1, kGiB);
+  {
+    std::ofstream bad(dir.File("bad.json"));
+    bad << R"({"gpus": [{"name": "g0", "sms": 4}]})";
+  }
+  auto bad_file = RunProcess({MGB_MGBD, "--socket", dir.File("s"), "--gpus", dir.File("bad.json")});
+  CHECK(bad_file.exit_code == 1);
+  CHECK_THAT(bad_file.err, Catch::Contains("bad.json") && Catch::Contains("memory_bytes"));
+  auto bad_policy = RunProcess({MGB_MGBD, "--socket", dir.File("s"), "--gpus", gpus, "--policy", "x"});
+  CHECK(bad_policy.exit_code == 1);
+  CHECK_THAT(bad_policy.err, Catch::Contains("--policy"));
+  auto no_dir = RunProcess({MGB_MGBD, "--socket", dir.File("no/such/dir.sock"), "--gpus", gpus});
+  CHECK(no_dir.exit_code == 1);
+  CHECK_THAT(no_dir.err, Catch::Contains("does not exist"));
+  std::ofstream(dir.File("regular")) << "x";
+  auto not_socket = RunProcess({MGB_MGBD, "--socket", dir.File("regular"), "--gpus", gpus});
+  CHECK(not_socket.exit_code == 1);
+  CHECK_THAT(not_socket.err, Catch::Contains("not a socket"));
+  if (access("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", F_OK) != 0) {
+    auto no_nvml = RunProcess({MGB_MGBD, "--socket", dir.File("s")});
+    CHECK(no_nvml.exit_code == 1);
+    CHECK_THAT(no_nvml.err, Catch::Contains("libnvidia-ml.so.1") && Catch::Contains("--gpus"));
+  }
+}
+
+TEST_CASE("mgbd's socket: 0660, a second mgbd refused, stale socket replaced, removed on SIGTERM",
+          "[cli]") {
+  MgbdProcess mgbd;
+  struct stat st {};
+  REQUIRE(stat(mgbd.socket.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0660);
+  auto second = RunProcess({MGB_MGBD, "--socket", mgbd.socket, "--gpus", mgbd.dir.File("gpus.json")});
+  CHECK(second.exit_code == 1);
+  CHECK_THAT(second.err, Catch::Contains("already listening"));
+  CHECK(mgbd.Stop(SIGKILL) == 128 + SIGKILL);  // leaves a stale socket file behind
+  REQUIRE(access(mgbd.socket.c_str(), F_OK) == 0);
+  mgbd.Start(2);
+  CHECK(Client::StatusAt(mgbd.socket).ok());
+  CHECK(mgbd.Stop(SIGTERM) == 0);
+  CHECK(access(mgbd.socket.c_str(), F_OK) != 0);
+}
+
+TEST_CASE("mgb status --json: integers for bytes and counts", "[cli]") {
+  MgbdProcess mgbd;
+  auto out = RunProcess({MGB_CLI, "status", "--json", "--socket", mgbd.socket});
+  REQUIRE(out.exit_code == 0);
+  auto doc = nlohmann::json::parse(out.out);
+  REQUIRE(doc["gpus"].size() == 2);
+  for (const char *field : {"memory_total", "memory_reserved", "memory_used", "memory_available",
+                            "warps_in_use", "tasks"}) {
+    INFO(field);
+    CHECK(doc["gpus"][0][field].is_number_integer());
+  }
+  CHECK(doc["gpus"][0]["memory_total"] == 16 * kGiB);
+  CHECK(doc["gpus"][1]["name"] == "g1");
+  CHECK(doc["waiting"].is_number_integer());
+  CHECK(doc["policy"] == "mgb");
+  auto table = RunProcess({MGB_CLI, "status"}, {"MGB_SOCKET=" + mgbd.socket});
+  CHECK(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("16.00 GiB") && Catch::Contains("g1"));
+}
+
+TEST_CASE("mgb run: the program sees its GPU, its exit status comes back, the GPU is released",
+          "[cli]") {
+  MgbdProcess mgbd;
+  const std::vector<std::string> env = {"MGB_SOCKET=" + mgbd.socket};
+  auto run = RunProcess({MGB_CLI, "run", "--mem", "10G", "--", "/bin/sh", "-c",
+                         "echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; exit 7"}, env);
+  CHECK(run.exit_code == 7);
+  CHECK_THAT(run.out, Catch::Contains("CUDA_VISIBLE_DEVICES=0"));
+  // Two at once that do not fit one GPU land on different GPUs.
+  auto both = RunProcess({"/bin/sh", "-c",
+                          std::string(MGB_CLI) + " run --mem 10G -- /bin/sh -c 'sleep 0.3; echo A=$CUDA_VISIBLE_DEVICES' & " +
+                          MGB_CLI + " run --mem 10G -- /bin/sh -c 'sleep 0.3; echo B=$CUDA_VISIBLE_DEVICES' & wait"}, env);
+  CHECK_THAT(both.out, (Catch::Contains("A=0") && Catch::Contains("B=1")) ||
+                          (Catch::Contains("A=1") && Catch::Contains("B=0")));
+  auto too_big = RunProcess({MGB_CLI, "run", "--mem", "20G", "--", "true"}, env);
+  CHECK(too_big.exit_code == 1);
+  CHECK_THAT(too_big.err, Catch::Contains("memory_bytes"));
+  CHECK(RunProcess({MGB_CLI, "run", "--mem", "1G", "--", "/no/such/program"}, env).exit_code == 127);
+  auto s = Client::StatusAt(mgbd.socket);
+  REQUIRE(s.ok());
+  CHECK(s->gpus(0).memory_reserved() == 0);
+  CHECK(s->gpus(1).memory_reserved() == 0);
+}
+
+TEST_CASE("mgb run forwards SIGTERM to the program and releases its GPU", "[cli]") {
+  MgbdProcess mgbd;
+  const int pid = StartProcess({MGB_CLI, "run", "--mem", "1G", "--socket", mgbd.socket, "--",
+                                "/bin/sh", "-c", "trap 'exit 42' TERM; while :; do sleep 0.05; done"});
+  auto running = [&] {
+    auto s = Client::StatusAt(mgbd.socket);
+    return s.ok() && s->tasks_size() == 1;
+  };
+  WaitFor(running, std::chrono::seconds(5));
+  REQUIRE(running());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the shell set its trap
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 42);
+  auto s = Client::StatusAt(mgbd.socket);
+  REQUIRE(s.ok());
+  CHECK(s->tasks_size() == 0);
+}
+
+}  // namespace mgb::test

@@ -1,0 +1,110 @@
+// Placement by every policy, on config GPUs, through the core alone.
+#include "core_test_support.h"
+
+namespace mgb::test {
+
+TEST_CASE("mgb policy: among GPUs with enough memory, the fewest warps in use", "[core][policy]") {
+  Core c(Gpus(2, 16 * kGB), "mgb");
+  const auto s = c.Open();
+  CHECK(c.Begin(s, Request(1 * kGB, 100)).gpu == 0);  // tie at 0 warps: lowest index
+  CHECK(c.Begin(s, Request(1 * kGB, 10)).gpu == 1);   // 0 < 100
+  CHECK(c.Begin(s, Request(1 * kGB, 5)).gpu == 1);    // 10 < 100
+  // GPU 1 has fewer warps (15) but not enough memory for 14 GB: memory is hard.
+  CHECK(c.Begin(s, Request(14 * kGB + kGB / 2, 1)).gpu == 0);
+  CHECK(c.s->Status().gpus[0].warps_in_use == 101);
+}
+
+TEST_CASE("mgb policy: a grid wider than the GPU counts as the GPU's warp capacity", "[core][policy]") {
+  Core c(Gpus(1, 16 * kGB, 2), "mgb");  // 2 SMs x 64 warps = 128
+  const auto s = c.Open();
+  c.Begin(s, Request(kGB, 100000));
+  CHECK(c.s->Status().gpus[0].warps_in_use == 128);
+}
+
+TEST_CASE("memory policy: the GPU with the most available memory", "[core][policy]") {
+  Core c(Gpus(3, 16 * kGB), "memory");
+  const auto s = c.Open();
+  CHECK(c.Begin(s, Request(8 * kGB)).gpu == 0);
+  CHECK(c.Begin(s, Request(4 * kGB)).gpu == 1);
+  CHECK(c.Begin(s, Request(4 * kGB)).gpu == 2);
+  CHECK(c.Begin(s, Request(2 * kGB)).gpu == 1);  // 12 GB free on 1 and 2: first of them
+  CHECK(c.Begin(s, Request(13 * kGB)).gpu == -1);  // nowhere: waits
+}
+
+TEST_CASE("mgb-sm policy: per-SM blocks, warps, registers and shared memory are hard",
+          "[core][policy]") {
+  auto gpus = Gpus(2, 16 * kGB, 2);
+  for (auto &g : gpus) g.sm = core::SmLimits{4, 8, 65536, 49152};  // 2 SMs each
+  Core c(gpus, "mgb-sm");
+  const auto s = c.Open();
+  core::TaskRequest r = Request(kGB);
+  r.shape.grid.x = 8;
+  r.shape.block.x = 64;  // 2 warps a block: 4 blocks fill an SM's 8 warps
+  const auto first = c.Begin(s, r);
+  CHECK(first.gpu == 0);  // Algorithm 2 takes the first GPU where every block fits
+  CHECK(c.s->Status().gpus[0].warps_in_use == 16);
+  r.shape.grid.x = 1;
+  CHECK(c.Begin(s, r).gpu == 1);  // GPU 0's SMs are full although its memory is not
+
+  // Registers: 128/thread x 256 threads = 32768 per block, so 2 blocks per SM.
+  core::TaskRequest regs = Request(kGB);
+  regs.shape.grid.x = 4;
+  regs.shape.block.x = 256;
+  regs.shape.registers_per_thread = 128;
+  auto gpus2 = Gpus(1, 16 * kGB, 2);
+  for (auto &g : gpus2) g.sm = core::SmLimits{32, 64, 65536, 49152};
+  Core d(gpus2, "mgb-sm");
+  const auto s2 = d.Open();
+  CHECK(d.Begin(s2, regs).gpu == 0);
+  regs.shape.grid.x = 1;
+  const auto blocked = d.Begin(s2, regs);
+  CHECK(blocked.gpu == -1);  // registers exhausted on both SMs: compute is hard, it waits
+  // Shared memory: 40 KiB blocks, 48 KiB per SM.
+  core::TaskRequest shm = Request(kGB);
+  shm.shape.shared_bytes_per_block = 40 * 1024;
+  Core e(gpus2, "mgb-sm");
+  const auto s3 = e.Open();
+  shm.shape.grid.x = 2;
+  CHECK(e.Begin(s3, shm).gpu == 0);
+  shm.shape.grid.x = 1;
+  CHECK(e.Begin(s3, shm).gpu == -1);
+  // Releasing the first task frees its blocks: the waiting one is placed at once.
+  REQUIRE(d.s->TaskEnd(s2, 1, 1).ok());
+  CHECK(d.sink.PlacedOn(blocked.task) == 0);
+}
+
+TEST_CASE("single policy: a session owns one GPU from its first task to its end", "[core][policy]") {
+  Core c(Gpus(2, 16 * kGB), "single");
+  const auto a = c.Open(), b = c.Open(), third = c.Open();
+  CHECK(c.Begin(a, Request(kGB)).gpu == 0);
+  CHECK(c.Begin(b, Request(kGB)).gpu == 1);
+  const auto waiting = c.Begin(third, Request(kGB));
+  CHECK(waiting.gpu == -1);  // memory is free, but no GPU is
+  CHECK(c.Begin(a, Request(kGB)).gpu == 0);  // a's later tasks stay on its GPU
+  REQUIRE(c.s->CloseSession(a, 1).ok());
+  CHECK(c.sink.PlacedOn(waiting.task) == 0);
+}
+
+TEST_CASE("cg:N policy: N sessions per GPU, round robin, memory-blind", "[core][policy]") {
+  Core c(Gpus(2, 16 * kGB), "cg:2");
+  std::vector<int> gpus;
+  for (int i = 0; i < 4; ++i) gpus.push_back(c.Begin(c.Open(), Request(15 * kGB)).gpu);
+  CHECK(gpus == std::vector<int>{0, 1, 0, 1});  // 30 GB on each 16 GB GPU: unsafe by design
+  CHECK(c.s->Status().gpus[0].memory_available == 0);
+  CHECK(c.Begin(c.Open(), Request(kGB)).gpu == -1);  // a fifth session waits for a slot
+}
+
+TEST_CASE("policy names", "[core][policy]") {
+  for (const char *name : {"mgb", "mgb-sm", "single", "memory", "cg:6"}) {
+    auto p = core::ParsePolicy(name);
+    REQUIRE(p.ok());
+    CHECK(p->Name() == name);
+  }
+  for (const char *bad : {"", "cg", "cg:0", "cg:x", "cg:3x", "fastest"}) {
+    auto p = core::ParsePolicy(bad);
+    CHECK_FALSE(p.ok());
+    CHECK(std::string(p.status().message()).find("policy") != std::string::npos);
+  }
+}
+
+}  // namespace mgb::test

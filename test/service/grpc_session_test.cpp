@@ -1,0 +1,138 @@
+// mgbd's API over a real Unix socket (in-process daemon, config GPUs): sessions, placement,
+// waiting, deadlines, grow, Watch.
+#include <grpcpp/create_channel.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "mgb.grpc.pb.h"
+#include "mgb/client.h"
+#include "test_support.h"
+
+namespace mgb::test {
+namespace {
+
+std::unique_ptr<Client> Connect(const TestDaemon &d) {
+  auto c = Client::Connect(d.socket, getpid(), "grpc-test");
+  REQUIRE(c.ok());
+  return std::move(*c);
+}
+
+v1::StatusReply StatusOf(const TestDaemon &d) {
+  auto s = Client::StatusAt(d.socket);
+  REQUIRE(s.ok());
+  return *s;
+}
+
+}  // namespace
+
+TEST_CASE("a session places, ends, and its end releases what it held", "[grpc]") {
+  auto d = StartDaemon(2, 16 * kGiB, "mgb", kGiB);
+  auto client = Connect(*d);
+  CHECK(client->session().session_id.size() == 32);  // 128 random bits in hex
+  CHECK(client->session().policy == "mgb");
+  CHECK(client->session().context_reserve_bytes == kGiB);
+  auto placed = client->TaskBegin(4 * kGiB, LaunchShape{{4, 1, 1}, {64, 1, 1}}, "k");
+  REQUIRE(placed.ok());
+  CHECK(placed->gpu_name == "g" + std::to_string(placed->gpu_index));
+  auto status = StatusOf(*d);
+  CHECK(status.gpus(placed->gpu_index).memory_reserved() == 5 * kGiB);
+  CHECK(status.gpus(placed->gpu_index).warps_in_use() == 8);
+  REQUIRE(status.tasks_size() == 1);
+  CHECK(status.tasks(0).session_id() != client->session().session_id);  // the secret stays secret
+  REQUIRE(client->TaskUsage(placed->task_id, 3 * kGiB).ok());
+  REQUIRE(client->TaskEnd(placed->task_id).ok());
+  CHECK(StatusOf(*d).gpus(placed->gpu_index).memory_reserved() == kGiB);  // the context stays
+  auto held = client->TaskBegin(2 * kGiB, LaunchShape{}, "held");
+  REQUIRE(held.ok());
+  client.reset();  // ends the session without TaskEnd
+  auto released = WaitFor([&] { return StatusOf(*d).sessions() == 0; }, std::chrono::seconds(1));
+  CHECK(released < std::chrono::seconds(1));
+  const v1::StatusReply after = StatusOf(*d);
+  for (const auto &g : after.gpus()) CHECK(g.memory_reserved() == 0);
+}
+
+TEST_CASE("a waiting TaskBegin is answered as soon as a release makes room", "[grpc]") {
+  auto d = StartDaemon(1, 16 * kGiB);
+  auto holder = Connect(*d);
+  auto waiter = Connect(*d);
+  auto first = holder->TaskBegin(12 * kGiB, LaunchShape{}, "first");
+  REQUIRE(first.ok());
+  absl::StatusOr<Placement> second = absl::UnknownError("not yet");
+  std::thread t([&] { second = waiter->TaskBegin(8 * kGiB, LaunchShape{}, "second"); });
+  WaitFor([&] { return StatusOf(*d).waiting_size() == 1; }, std::chrono::seconds(2));
+  REQUIRE(StatusOf(*d).waiting_size() == 1);
+  const auto start = std::chrono::steady_clock::now();
+  REQUIRE(holder->TaskEnd(first->task_id).ok());
+  t.join();
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(500));
+  REQUIRE(second.ok());
+  CHECK(second->gpu_index == 0);
+}
+
+TEST_CASE("deadlines: DEADLINE_EXCEEDED when not placed in time, state restored", "[grpc]") {
+  auto d = StartDaemon(1, 16 * kGiB);
+  auto client = Connect(*d);
+  REQUIRE(client->TaskBegin(16 * kGiB, LaunchShape{}, "all").ok());
+  const auto start = std::chrono::steady_clock::now();
+  auto late = client->TaskBegin(kGiB, LaunchShape{}, "late",
+                                std::chrono::system_clock::now() + std::chrono::milliseconds(200));
+  const auto took = std::chrono::steady_clock::now() - start;
+  REQUIRE_FALSE(late.ok());
+  CHECK(late.status().code() == absl::StatusCode::kDeadlineExceeded);
+  CHECK(took >= std::chrono::milliseconds(190));
+  CHECK(took < std::chrono::milliseconds(1500));
+  CHECK(StatusOf(*d).waiting_size() == 0);
+}
+
+TEST_CASE("grow waits for room on the task's GPU", "[grpc]") {
+  auto d = StartDaemon(1, 16 * kGiB);
+  auto a = Connect(*d);
+  auto b = Connect(*d);
+  auto ta = a->TaskBegin(4 * kGiB, LaunchShape{}, "a");
+  auto tb = b->TaskBegin(10 * kGiB, LaunchShape{}, "b");
+  REQUIRE(ta.ok());
+  REQUIRE(tb.ok());
+  auto now = a->TaskGrow(ta->task_id, kGiB);
+  REQUIRE(now.ok());
+  CHECK(*now == 5 * kGiB);
+  absl::StatusOr<uint64_t> later = absl::UnknownError("not yet");
+  std::thread t([&] { later = a->TaskGrow(ta->task_id, 4 * kGiB); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  REQUIRE(b->TaskEnd(tb->task_id).ok());
+  t.join();
+  REQUIRE(later.ok());
+  CHECK(*later == 9 * kGiB);
+}
+
+TEST_CASE("Watch streams scheduling events", "[grpc]") {
+  auto d = StartDaemon(1, 16 * kGiB);
+  auto channel = grpc::CreateChannel("unix:" + d->socket, grpc::InsecureChannelCredentials());
+  auto stub = v1::Scheduler::NewStub(channel);
+  grpc::ClientContext ctx;
+  auto stream = stub->Watch(&ctx, v1::WatchRequest());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the watcher is registered
+  auto client = Connect(*d);
+  auto placed = client->TaskBegin(kGiB, LaunchShape{}, "w");
+  REQUIRE(placed.ok());
+  std::vector<v1::Event::Kind> kinds;
+  v1::Event event;
+  while (kinds.size() < 2 && stream->Read(&event)) kinds.push_back(event.kind());
+  CHECK(kinds == std::vector<v1::Event::Kind>{v1::Event::SESSION_OPENED, v1::Event::TASK_PLACED});
+  CHECK(event.memory_bytes() == kGiB);
+  ctx.TryCancel();
+  stream->Finish();
+}
+
+TEST_CASE("Connect fails fast and names the socket when mgbd is absent", "[grpc]") {
+  TempDir dir;
+  const auto start = std::chrono::steady_clock::now();
+  auto c = Client::Connect(dir.File("none.sock"), getpid(), "x", std::chrono::milliseconds(300));
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.status().code() == absl::StatusCode::kUnavailable);
+  CHECK_THAT(std::string(c.status().message()), Catch::Contains("none.sock"));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+}
+
+}  // namespace mgb::test
