@@ -96,10 +96,9 @@ void BenchCoreLongQueue() {
   auto s = std::move(*mgb::core::Scheduler::Create(H200s(64), {{}, 0}, &sink));
   const auto session = s->OpenSession(1, "bench", 0);
   std::vector<mgb::core::TaskId> small;
-  for (int g = 0; g < 64; ++g) {
-    (void)s->TaskBegin(session, Request(kH200 - 2 * kGiB, 1), 0);
-    small.push_back(s->TaskBegin(session, Request(2 * kGiB, 1), 0)->task);
-  }
+  // One large task per GPU (fewest warps spreads them), then one 2 GB task on each: all full.
+  for (int g = 0; g < 64; ++g) (void)s->TaskBegin(session, Request(kH200 - 2 * kGiB, 1), 0);
+  for (int g = 0; g < 64; ++g) small.push_back(s->TaskBegin(session, Request(2 * kGiB, 1), 0)->task);
   for (int i = 0; i < 10000; ++i) (void)s->TaskBegin(session, Request(100 * kGiB, 1), 0);
   // Each event frees 2 GB and takes it again: no waiter fits, the queue is 10,000 long.
   const int events = 20000;
@@ -250,18 +249,18 @@ int main(int argc, char **argv) {
   int64_t iterations = 5000;
   mgb::cli::FlagParser flags(
       "mgb_service_bench",
-      "mgb_service_bench [--mgbd PATH] [--iterations N] [--only core|grpc|waiting]\n\n"
+      "mgb_service_bench [--mgbd PATH] [--iterations N] [--only core|queue|grpc|waiting]\n\n"
       "Measures the scheduler core and mgbd (over its Unix socket); see docs/service.md.");
   flags.String("mgbd", &mgbd, "the mgbd binary to start (default: the one built beside this)");
   flags.Int("iterations", &iterations, "round trips per client for 1 client (64 clients: /16)");
-  flags.String("only", &only, "run one group: core, grpc or waiting");
+  flags.String("only", &only, "run one group: core, queue, grpc or waiting");
   if (auto code = flags.Parse(argc, argv, nullptr)) return *code;
   if (iterations < 16) return flags.Fail("--iterations must be >= 16");
   signal(SIGPIPE, SIG_IGN);
   if (only.empty() || only == "core") {
-    for (const char *policy : {"mgb", "mgb-sm", "memory"}) BenchCore(policy, 200000);
-    BenchCoreLongQueue();
+    for (const char *policy : {"mgb", "mgb-sm", "memory"}) BenchCore(policy, 100000);
   }
+  if (only.empty() || only == "core" || only == "queue") BenchCoreLongQueue();
   if (only.empty() || only == "grpc") {
     BenchRoundTrip(mgbd, 1, static_cast<int>(iterations));
     BenchRoundTrip(mgbd, 64, static_cast<int>(iterations / 16));

@@ -36,11 +36,19 @@ void ApiCallRenamer::run(const MatchFinder::MatchResult &result) {
     return;
   }
   SourceLocation expansion = SM.getExpansionLoc(nameLoc);
-  if (!edits_.isEditable(expansion, SM))
+  if (!edits_.isEditable(expansion, SM)) {
+    // A project header outside --root (cuda-samples' Common/helper_cuda.h calling cudaSetDevice)
+    // is not rewritten: a `#define` at the top of the translation unit's source renames the call
+    // there (the source includes cuda_runtime.h and mgb.h before it).
+    SourceLocation main = SM.getLocForStartOfFile(SM.getMainFileID());
+    if (!SM.isInSystemHeader(expansion) && edits_.isEditable(main, SM))
+      if (OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getMainFileID()))
+        edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
     return;
+  }
   // The callee token where it is spelled: the file, a macro argument, or a project macro's body.
   SourceLocation spelling = SM.getSpellingLoc(nameLoc);
-  std::string twin = ("mgb_" + name).str();
+  std::string twin = replacementName(name);
   unsigned length = Lexer::MeasureTokenLength(spelling, SM, result.Context->getLangOpts());
   if (!edits_.replace(CharSourceRange::getCharRange(spelling, spelling.getLocWithOffset(length)),
                       twin, SM)) {

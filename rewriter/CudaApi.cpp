@@ -38,6 +38,26 @@ const llvm::StringMap<OpKind> &twins() {
       {"cudaSetDevice", OpKind::Other},
       {"cudaDeviceSynchronize", OpKind::Other},
       {"cudaLaunchKernel", OpKind::Other},
+      // Removed by CUDA 12/13 (declared for parsing by shim/mgb_removed_cuda_api.h).
+      {"cudaThreadSynchronize", OpKind::Other},
+      {"cudaThreadExit", OpKind::Other},
+      {"cudaThreadSetLimit", OpKind::Other},
+      {"cudaThreadGetLimit", OpKind::Other},
+      {"cudaThreadSetCacheConfig", OpKind::Other},
+      {"cudaThreadGetCacheConfig", OpKind::Other},
+  };
+  return table;
+}
+
+// Removed runtime functions and what replaces them (same parameters).
+const llvm::StringMap<std::string> &removedReplacements() {
+  static const llvm::StringMap<std::string> table = {
+      {"cudaThreadSynchronize", "mgb_cudaDeviceSynchronize"},
+      {"cudaThreadExit", "cudaDeviceReset"},
+      {"cudaThreadSetLimit", "mgb_cudaDeviceSetLimit"},
+      {"cudaThreadGetLimit", "cudaDeviceGetLimit"},
+      {"cudaThreadSetCacheConfig", "cudaDeviceSetCacheConfig"},
+      {"cudaThreadGetCacheConfig", "cudaDeviceGetCacheConfig"},
   };
   return table;
 }
@@ -51,6 +71,11 @@ std::optional<OpKind> cudaOpKind(llvm::StringRef name) {
   return it->second;
 }
 
+std::string replacementName(llvm::StringRef name) {
+  auto it = removedReplacements().find(name);
+  return it != removedReplacements().end() ? it->second : ("mgb_" + name).str();
+}
+
 bool isCudaRuntimeDecl(const clang::Decl *D) {
   if (!D)
     return false;
@@ -59,7 +84,8 @@ bool isCudaRuntimeDecl(const clang::Decl *D) {
   if (!SM.isInSystemHeader(loc))
     return false;
   llvm::StringRef file = llvm::sys::path::filename(SM.getFilename(loc));
-  return file == "cuda_runtime_api.h" || file == "cuda_runtime.h";
+  return file == "cuda_runtime_api.h" || file == "cuda_runtime.h" ||
+         file == "mgb_removed_cuda_api.h";
 }
 
 llvm::StringRef cudaNameOfCallee(const clang::CallExpr *call, bool *alreadyRewritten) {

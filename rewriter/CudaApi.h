@@ -7,12 +7,19 @@
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <string>
+
 namespace mgb::rewriter {
 
 enum class OpKind { Alloc, Free, Copy, Set, Other };
 
 // The kind of a CUDA runtime function by name ("cudaMalloc"), or nullopt when it has no mgb_ twin.
 std::optional<OpKind> cudaOpKind(llvm::StringRef name);
+
+// The name a call of CUDA's `name` is renamed to: its mgb_ twin ("mgb_cudaMalloc"), or for a
+// runtime function CUDA 12/13 removed (cudaThreadSynchronize) the twin or CUDA function that
+// replaced it, so that old code compiles with today's nvcc and is still managed.
+std::string replacementName(llvm::StringRef name);
 
 // True when D is declared by the CUDA runtime headers (cuda_runtime_api.h / cuda_runtime.h): the C
 // functions and the C++ template overloads alike. A user's own cudaMalloc is not CUDA's.

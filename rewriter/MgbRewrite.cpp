@@ -1,8 +1,10 @@
 #include "MgbRewrite.h"
 
 #include "ApiCallRenamer.h"
+#include "CudaApi.h"
 #include "FunctionTaskCallback.h"
 #include "LaunchSpacingFS.h"
+#include "UnmanagedLaunchReporter.h"
 
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
@@ -31,6 +33,8 @@ std::vector<std::string> cudaParseArguments() {
   return {"-x", "cuda", "--cuda-host-only", "--cuda-path=" MGB_CUDA_PATH, "-nocudalib",
           "-Wno-unknown-cuda-version", "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
           "--cuda-gpu-arch=sm_90", "-isystem", MGB_SHIM_DIR,
+          // Declares runtime functions CUDA 12/13 removed that older programs still call.
+          "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h",
           // Rewritten sources include <mgb/mgb.h>: rewriting them again must parse.
           "-idirafter", MGB_RUNTIME_INCLUDE};
 }
@@ -98,9 +102,9 @@ std::string insertInclude(llvm::StringRef content, const std::set<std::string> &
   if (!included.match(content))
     block += "#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n";
   for (const std::string &name : fallbacks) {
-    std::string def = "#define " + name + " mgb_" + name + "\n";
+    std::string def = "#define " + name + " " + replacementName(name) + "\n";
     if (!content.starts_with(def) && !content.contains("\n" + def))
-      block += "/* mgb: " + name + " is called inside a macro mgb-rewrite cannot edit */\n" + def;
+      block += "/* mgb: " + name + " is called where mgb-rewrite cannot edit it (a macro, or a header outside --root) */\n" + def;
   }
   if (block.empty())
     return content.str();
@@ -131,9 +135,11 @@ RewriteSession::RewriteSession(std::string root,
                                llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs)
     : explainStream_(explain_), warningStream_(warnings_), edits_(std::move(root)),
       fs_(std::move(fs)), renamer_(std::make_unique<ApiCallRenamer>(edits_)),
-      tasks_(std::make_unique<FunctionTaskCallback>(edits_, explainStream_, warningStream_)) {
+      tasks_(std::make_unique<FunctionTaskCallback>(edits_, explainStream_, warningStream_)),
+      unmanaged_(std::make_unique<UnmanagedLaunchReporter>(edits_, warningStream_)) {
   renamer_->registerMatchers(finder_);
   tasks_->registerMatchers(finder_);
+  unmanaged_->registerMatchers(finder_);
 }
 
 RewriteSession::~RewriteSession() = default;

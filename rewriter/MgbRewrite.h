@@ -18,6 +18,7 @@ namespace mgb::rewriter {
 
 class ApiCallRenamer;
 class FunctionTaskCallback;
+class UnmanagedLaunchReporter;
 
 struct FileResult {
   std::string path;      // canonical path of the original
@@ -60,6 +61,7 @@ private:
   clang::ast_matchers::MatchFinder finder_;
   std::unique_ptr<ApiCallRenamer> renamer_;
   std::unique_ptr<FunctionTaskCallback> tasks_;
+  std::unique_ptr<UnmanagedLaunchReporter> unmanaged_;
 };
 
 // Rewrites one in-memory source (unit tests). Parse errors come back as an error.

@@ -166,7 +166,7 @@ int main(int argc, char **argv) {
 
   std::printf("libmgb CPU overhead (fake CUDA seam, real mgbd over a Unix socket), %d tasks, %d "
               "ops\n", tasks, ops);
-  Print("task begin->placement->end (libmgb + 2 RPCs)", Summarize(task_us));
+  Print("task begin->placement->end (2 RPCs)", Summarize(task_us));
   Print("same without libmgb (SetDevice + DeviceSynchronize)", Summarize(bare_us));
   Print("guarded cudaMalloc+cudaFree in a task (async usage)", Summarize(guarded_us));
   Print("direct cudaMalloc+cudaFree on the seam", Summarize(direct_malloc_us));

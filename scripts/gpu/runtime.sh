@@ -41,8 +41,8 @@ pack() {
 
 run() {
   local archive=${1:-$here/build-runtime/gpu/carry/runtime-gpu.tar.xz}
-  local work; work=$(mktemp -d /tmp/mgb-runtime-gpu.XXXXXX)
-  local bin="$work/bin" failures=0 mgbd_pid=""
+  work=$(mktemp -d /tmp/mgb-runtime-gpu.XXXXXX)  # global: the EXIT trap uses it
+  bin="$work/bin" failures=0 mgbd_pid=""
   mkdir -p "$bin" && tar -C "$bin" -xJf "$archive"
   stop_mgbd() { [ -n "$mgbd_pid" ] && kill "$mgbd_pid" 2>/dev/null && wait "$mgbd_pid" 2>/dev/null; mgbd_pid=""; }
   trap 'stop_mgbd; [ "${MGB_GPU_MPS:-0}" = 1 ] && CUDA_MPS_PIPE_DIRECTORY=$work/mps/pipe \
@@ -63,7 +63,11 @@ run() {
   nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
 
   # 1. mgbd on the real GPUs (NVML), MPS if asked.
-  local mps=(); [ "${MGB_GPU_MPS:-0}" = 1 ] && mps=(--mps --mps-dir "$work/mps")
+  local mps=()
+  if [ "${MGB_GPU_MPS:-0}" = 1 ]; then
+    mps=(--mps --mps-dir "$work/mps")
+    export CUDA_MPS_PIPE_DIRECTORY="$work/mps/pipe"  # also for programs that init CUDA first
+  fi
   export MGB_SOCKET="$work/nvml.sock"
   start_mgbd "$MGB_SOCKET" "${mps[@]}"
   check runtime_two_gpus "$bin/runtime_two_gpus"

@@ -152,6 +152,8 @@ std::optional<std::vector<uint16_t>> Scheduler::FitSms(const GpuState &g,
   if (per_sm == 0) return std::nullopt;
   const uint64_t sms = g.spec.sms;
   const uint64_t want = std::min<uint64_t>(shape.blocks(), per_sm * sms);
+  // Cheap necessary condition before the per-SM walk: enough warps left on the whole GPU.
+  if (g.warps + want * cost.warps > g.spec.warp_capacity()) return std::nullopt;
   std::vector<uint32_t> room(sms);
   uint64_t total = 0;
   for (uint64_t i = 0; i < sms; ++i) {

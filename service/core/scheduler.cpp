@@ -3,7 +3,9 @@
 #include "mgb/core/scheduler.h"
 
 #include <algorithm>
+#include <bit>
 #include <iterator>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -278,13 +280,13 @@ void Scheduler::Release(Task &t) {
 void Scheduler::Enqueue(TaskId id, Task &t) {
   t.queue_seq = next_seq_++;
   waiting_.emplace(t.queue_seq, id);
-  waiting_memory_.insert(t.memory);
+  waiting_by_size_[std::bit_width(t.memory)].emplace(t.queue_seq, id);
   if (t.deadline != 0) deadlines_.emplace(t.deadline, id);
 }
 
 void Scheduler::Dequeue(TaskId id, Task &t) {
   waiting_.erase(t.queue_seq);
-  waiting_memory_.erase(waiting_memory_.find(t.memory));
+  waiting_by_size_[std::bit_width(t.memory)].erase(t.queue_seq);
   if (t.deadline != 0) deadlines_.erase({t.deadline, id});
   t.queue_seq = 0;
 }
@@ -315,14 +317,7 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task,
   for (const auto &[seq, other] : growing_) earlier_grow_here = earlier_grow_here || tasks_.at(other).gpu == t.gpu;
   const bool fits = options_.policy.kind == PolicyKind::kCoreToGpu || Available(g) >= extra_bytes;
   if (fits && !earlier_grow_here) {
-    t.grow_extra = extra_bytes;
-    GpuState &gm = gpus_[t.gpu];
-    gm.reserved += extra_bytes;
-    gm.unallocated -= Unallocated(t.memory, t.allocated);
-    t.memory += extra_bytes;
-    gm.unallocated += Unallocated(t.memory, t.allocated);
-    t.grow_extra = 0;
-    Emit(TaskEvent(EventKind::kTaskGrown, task, t, now));
+    ApplyGrow(task, t, extra_bytes, now);
     return GrowResult{true, t.memory};
   }
   if (deadline != 0 && deadline <= now) {
@@ -453,47 +448,12 @@ void Scheduler::UpdateDeviceMemory(int gpu, uint64_t free_bytes, uint64_t used_b
 // ---- the wait queue -------------------------------------------------------------------------
 
 void Scheduler::RetryWaiting(Micros now) {
-  // Grows first, FIFO per GPU: a blocked grow holds back later grows on the same GPU only.
-  if (!growing_.empty()) {
-    std::vector<bool> blocked(gpus_.size(), false);
-    for (auto it = growing_.begin(); it != growing_.end();) {
-      const TaskId id = it->second;
-      Task &t = tasks_.at(id);
-      GpuState &g = gpus_[t.gpu];
-      if (!blocked[t.gpu] && (options_.policy.kind == PolicyKind::kCoreToGpu ||
-                              Available(g) >= t.grow_extra)) {
-        it = growing_.erase(it);
-        if (t.grow_deadline != 0) grow_deadlines_.erase({t.grow_deadline, id});
-        g.reserved += t.grow_extra;
-        g.unallocated -= Unallocated(t.memory, t.allocated);
-        t.memory += t.grow_extra;
-        g.unallocated += Unallocated(t.memory, t.allocated);
-        t.grow_extra = 0;
-        t.grow_seq = 0;
-        t.grow_deadline = 0;
-        Emit(TaskEvent(EventKind::kTaskGrown, id, t, now));
-      } else {
-        blocked[t.gpu] = true;
-        ++it;
-      }
-    }
-  }
-
+  RetryGrows(now);
   head_gpu_ = -1;
   std::vector<bool> excluded(gpus_.size(), false);
-  const bool memory_blind = options_.policy.kind == PolicyKind::kCoreToGpu;
+  // FIFO from the front until the first task that cannot be placed: the head, which reserves.
+  uint64_t head_seq = 0;
   for (auto it = waiting_.begin(); it != waiting_.end();) {
-    if (head_gpu_ >= 0) {
-      if (gpus_.size() == 1) break;
-      if (!memory_blind) {
-        // Early stop: no unreserved GPU has room for even the smallest waiting request.
-        uint64_t most = 0;
-        for (size_t g = 0; g < gpus_.size(); ++g) {
-          if (!excluded[g]) most = std::max(most, Available(gpus_[g]));
-        }
-        if (most < *waiting_memory_.begin()) break;
-      }
-    }
     const TaskId id = it->second;
     Task &t = tasks_.at(id);
     Fit fit = Choose(sessions_.at(t.session), t, excluded);
@@ -502,13 +462,90 @@ void Scheduler::RetryWaiting(Micros now) {
       Place(id, t, std::move(fit), now);
       continue;
     }
-    if (head_gpu_ < 0) {
-      if (t.reserved_gpu < 0) t.reserved_gpu = ChooseReservation(t);
-      head_gpu_ = t.reserved_gpu;
-      excluded[head_gpu_] = true;
-    }
-    ++it;
+    if (t.reserved_gpu < 0) t.reserved_gpu = ChooseReservation(t);
+    head_gpu_ = t.reserved_gpu;
+    excluded[head_gpu_] = true;
+    head_seq = it->first;
+    break;
   }
+  if (head_gpu_ < 0 || gpus_.size() == 1) return;
+  // Backfilling on the other GPUs, FIFO among the tasks that could fit there.
+  const bool memory_blind = options_.policy.kind == PolicyKind::kCoreToGpu;
+  // The largest free space of an unreserved GPU; it only shrinks, and only when we place.
+  auto largest_free = [&] {
+    uint64_t limit = memory_blind ? std::numeric_limits<uint64_t>::max() : 0;
+    for (size_t g = 0; g < gpus_.size() && !memory_blind; ++g) {
+      if (!excluded[g]) limit = std::max(limit, Available(gpus_[g]));
+    }
+    return limit;
+  };
+  uint64_t limit = largest_free();
+  uint64_t last = head_seq;
+  while (true) {
+    bool found = false;
+    auto it = NextCandidate(last, limit, found);
+    if (!found) return;
+    last = it->first;
+    const TaskId id = it->second;
+    Task &t = tasks_.at(id);
+    if (t.memory > limit) continue;
+    Fit fit = Choose(sessions_.at(t.session), t, excluded);
+    if (fit.gpu >= 0) {
+      Place(id, t, std::move(fit), now);
+      limit = largest_free();
+    }
+  }
+}
+
+std::map<uint64_t, TaskId>::const_iterator Scheduler::NextCandidate(uint64_t after_seq,
+                                                                    uint64_t limit,
+                                                                    bool &found) const {
+  std::map<uint64_t, TaskId>::const_iterator best;
+  found = false;
+  // Class b holds sizes in [2^(b-1), 2^b); it can fit only if its smallest size fits.
+  for (size_t b = 0; b < waiting_by_size_.size(); ++b) {
+    if (b > 1 && (uint64_t{1} << (b - 1)) > limit) break;
+    auto it = waiting_by_size_[b].upper_bound(after_seq);
+    if (it == waiting_by_size_[b].end()) continue;
+    if (!found || it->first < best->first) {
+      best = it;
+      found = true;
+    }
+  }
+  return best;
+}
+
+void Scheduler::RetryGrows(Micros now) {
+  // FIFO per GPU: a blocked grow holds back later grows on the same GPU only.
+  if (growing_.empty()) return;
+  std::vector<bool> blocked(gpus_.size(), false);
+  for (auto it = growing_.begin(); it != growing_.end();) {
+    const TaskId id = it->second;
+    Task &t = tasks_.at(id);
+    GpuState &g = gpus_[t.gpu];
+    if (blocked[t.gpu] || (options_.policy.kind != PolicyKind::kCoreToGpu &&
+                           Available(g) < t.grow_extra)) {
+      blocked[t.gpu] = true;
+      ++it;
+      continue;
+    }
+    it = growing_.erase(it);
+    if (t.grow_deadline != 0) grow_deadlines_.erase({t.grow_deadline, id});
+    const uint64_t extra = t.grow_extra;
+    t.grow_extra = 0;
+    t.grow_seq = 0;
+    t.grow_deadline = 0;
+    ApplyGrow(id, t, extra, now);
+  }
+}
+
+void Scheduler::ApplyGrow(TaskId id, Task &t, uint64_t extra, Micros now) {
+  GpuState &g = gpus_[t.gpu];
+  g.reserved += extra;
+  g.unallocated -= Unallocated(t.memory, t.allocated);
+  t.memory += extra;
+  g.unallocated += Unallocated(t.memory, t.allocated);
+  Emit(TaskEvent(EventKind::kTaskGrown, id, t, now));
 }
 
 // ---- accounting -----------------------------------------------------------------------------

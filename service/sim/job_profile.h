@@ -46,6 +46,7 @@ struct JobProfile {
 };
 
 struct Trace {
+  std::string comment;                // where the profiles came from (kept through files)
   std::vector<JobProfile> jobs;       // any order; the simulator serves them by arrival, then index
 };
 

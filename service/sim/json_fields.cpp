@@ -98,7 +98,11 @@ double Field::NumberIn(double min, double max) const {
 
 uint64_t Field::Unsigned() const {
   if (value_.is_number_unsigned()) return value_.get<uint64_t>();
-  if (value_.is_number_integer()) Fail("must not be negative");
+  if (value_.is_number_integer()) {
+    const int64_t v = value_.get<int64_t>();
+    if (v < 0) Fail("must not be negative");
+    return static_cast<uint64_t>(v);
+  }
   if (value_.is_number_float()) {
     const double v = value_.get<double>();
     if (v >= 0 && v < 1.8e19 && v == std::floor(v)) return static_cast<uint64_t>(v);

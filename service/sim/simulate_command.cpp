@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "batch_import.h"
 #include "json_fields.h"
 #include "mgb/core/gpu_config.h"
 #include "mgb/core/scheduler.h"
@@ -54,11 +55,25 @@ void WriteJson(const nlohmann::json& json, const std::string& path) {
 }
 
 int CalibrateCommand(const SimulateFlags& flags) {
-  const std::vector<CoRunGroup> groups = ReadCoRunFile(flags.calibrate_file);
+  std::vector<CoRunGroup> groups;
+  const SimOptions node = NodeFromFlags(flags);
+  std::optional<Trace> profiles;
+  for (const std::string& file : flags.calibrate_files) {
+    const nlohmann::json json = ParseJsonFile(file);
+    if (json.is_object() && json.contains("groups")) {
+      for (CoRunGroup& g : ReadCoRunFile(file)) groups.push_back(std::move(g));
+      continue;
+    }
+    if (flags.profiles_file.empty()) {
+      throw InputError(file + ": a batch result: --profiles TRACE must give the jobs' solo profiles");
+    }
+    if (!profiles) profiles = ReadTraceFile(flags.profiles_file);
+    groups.push_back(CoRunGroupFromBatch(RecordedRunFromJson(json, file), *profiles,
+                                         node.gpus.front().warp_capacity()));
+  }
   const ModelError before = MeasureError(SlowdownModel{}, groups);
   const Calibration fit = Calibrate(groups);
-  std::printf("co-run measurements: %zu tasks in %zu groups (%s)\n", fit.error.tasks, groups.size(),
-              flags.calibrate_file.c_str());
+  std::printf("co-run measurements: %zu tasks in %zu groups\n", fit.error.tasks, groups.size());
   std::printf("default model:    interference %.4f  demand_scale %.3f  error mean %.1f%% max %.1f%%\n",
               SlowdownModel{}.interference, SlowdownModel{}.demand_scale,
               100 * before.mean_abs_relative, 100 * before.max_abs_relative);
@@ -74,6 +89,36 @@ int CalibrateCommand(const SimulateFlags& flags) {
     std::printf("model written to %s (use with --model)\n", flags.write_model_file.c_str());
   }
   return 0;
+}
+
+int FromBatch(const SimulateFlags& flags) {
+  const RecordedRun run = ReadRecordedRun(flags.from_batch_file);
+  const Trace trace = ProfilesFromSoloRun(run);
+  WriteTraceFile(trace, flags.write_trace_file);
+  std::printf("%zu job profiles from the solo runs in %s written to %s\n", trace.jobs.size(),
+              flags.from_batch_file.c_str(), flags.write_trace_file.c_str());
+  return 0;
+}
+
+int CheckRecorded(const SimulateFlags& flags) {
+  SimOptions options = NodeFromFlags(flags);
+  options.core.policy = PolicyFromFlag(flags.policies.front());
+  const RecordedRun run = ReadRecordedRun(flags.check_recorded_file);
+  const Trace profiles = ReadTraceFile(flags.profiles_file);
+  const RecordedCheck check = CheckRecordedRun(run, profiles, options);
+  const bool pass = check.relative_error <= flags.tolerance;
+  std::printf("recorded run %s (%zu jobs, policy %s, %u workers, %zu GPUs)\n",
+              flags.check_recorded_file.c_str(), run.jobs.size(), check.simulation.policy.c_str(),
+              check.simulation.workers, options.gpus.size());
+  std::printf("measured makespan  %.1f s\nsimulated makespan %.1f s\nerror %.1f%% (tolerance "
+              "%.1f%%): %s\n",
+              check.measured_makespan_s, check.simulated_makespan_s, 100 * check.relative_error,
+              100 * flags.tolerance, pass ? "PASS" : "FAIL");
+  if (!flags.out_file.empty()) {
+    WriteJson(ReportJson(check.simulation, flags.label, flags.profiles_file, std::nullopt),
+              flags.out_file);
+  }
+  return pass ? 0 : 1;
 }
 
 int SimulateTrace(const SimulateFlags& flags) {
@@ -103,6 +148,7 @@ int SimulateTrace(const SimulateFlags& flags) {
     if (!result.ok()) throw InputError(std::string(result.status().message()));
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fflush(stdout);
     std::fprintf(stderr, "simulated %s: %zu jobs, %llu events in %.2f s\n", name.c_str(),
                  result->jobs.size(), static_cast<unsigned long long>(result->events), wall);
     results.push_back(std::move(*result));
@@ -112,16 +158,24 @@ int SimulateTrace(const SimulateFlags& flags) {
   std::optional<double> single;
   for (const SimResult& r : results) {
     rows.push_back(&r);
-    if (r.policy == "single") single = Summarise(r).throughput_jobs_per_hour;
+    if (r.policy == "single") single = SummaryOf(r).throughput_jobs_per_hour;
   }
-  PrintSummaryTable(rows, std::cout);
+  const std::string source = flags.generate ? "(generated)" : flags.trace_file;
+  for (const SimResult& r : results) {
+    std::cout << "\n[" << r.policy << "]\n";
+    PrintRunTable(r, flags.label + " " + r.policy, std::cout);
+  }
+  std::cout << "\n";
+  PrintPolicyTable(rows, std::cout);
   if (!flags.out_file.empty()) {
     nlohmann::json json;
     if (results.size() == 1) {
-      json = ReportJson(results.front(), flags.label, single);
+      json = ReportJson(results.front(), flags.label, source, single);
     } else {
       json = {{"runs", nlohmann::json::array()}};
-      for (const SimResult& r : results) json["runs"].push_back(ReportJson(r, flags.label, single));
+      for (const SimResult& r : results) {
+        json["runs"].push_back(ReportJson(r, flags.label, source, single));
+      }
     }
     WriteJson(json, flags.out_file);
     std::printf("report written to %s\n", flags.out_file.c_str());
@@ -144,7 +198,9 @@ int RunSimulateCommand(int argc, char** argv) {
     return 0;
   }
   try {
-    if (!flags->calibrate_file.empty()) return CalibrateCommand(*flags);
+    if (!flags->calibrate_files.empty()) return CalibrateCommand(*flags);
+    if (!flags->from_batch_file.empty()) return FromBatch(*flags);
+    if (!flags->check_recorded_file.empty()) return CheckRecorded(*flags);
     return SimulateTrace(*flags);
   } catch (const InputError& e) {
     std::fprintf(stderr, "mgb simulate: %s\n", e.what());

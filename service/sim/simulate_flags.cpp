@@ -43,8 +43,11 @@ Output:
   --write-trace FILE       write the trace used (e.g. a generated one) and continue
   --utilisation-samples N  samples of GPU utilisation over time in the report (default 60)
 Other modes:
-  --calibrate FILE         fit the slowdown model to measured co-runs (JSON, docs) and print
-                           its error; --write-model FILE saves it for --model
+  --calibrate FILES        fit the slowdown model to measured co-runs and print its error;
+                           comma-separated files, each a co-run file ({"groups": ...}) or a
+                           `mgb batch` result of jobs started together on one GPU (needs
+                           --profiles TRACE for their solo profiles; warps per GPU from the
+                           node flags); --write-model FILE saves the model for --model
   --from-batch FILE        convert a `mgb batch` result of solo runs into a trace: needs
                            --write-trace FILE
   --check-recorded FILE    re-simulate a recorded `mgb batch` run with the profiles of
@@ -152,7 +155,10 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
   text("--out", f.out_file);
   text("--label", f.label);
   text("--write-trace", f.write_trace_file);
-  text("--calibrate", f.calibrate_file);
+  if (has("--calibrate")) {
+    f.calibrate_files = absl::StrSplit(values["--calibrate"], ',', absl::SkipEmpty());
+    if (f.calibrate_files.empty()) return Bad("--calibrate", "needs at least one file");
+  }
   text("--write-model", f.write_model_file);
   text("--from-batch", f.from_batch_file);
   text("--check-recorded", f.check_recorded_file);
@@ -193,12 +199,14 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
     if (f.policies.empty()) return Bad("--policy", "needs at least one policy");
   }
   if (f.help) return f;
-  const int modes = !f.calibrate_file.empty() + !f.from_batch_file.empty() +
+  const int modes = !f.calibrate_files.empty() + !f.from_batch_file.empty() +
                     !f.check_recorded_file.empty() + (f.generate || !f.trace_file.empty());
-  if (modes == 0) return Bad("mgb simulate", "give --trace FILE or --generate (or another mode)");
+  if (modes == 0) {
+    return absl::InvalidArgumentError("give --trace FILE or --generate (or another mode; see --help)");
+  }
   if (modes > 1) {
-    return Bad("mgb simulate", "choose one of --trace/--generate, --calibrate, --from-batch, "
-                               "--check-recorded");
+    return absl::InvalidArgumentError("choose one of --trace/--generate, --calibrate, --from-batch, "
+                                      "--check-recorded (see --help)");
   }
   if (f.generate && !f.trace_file.empty()) return Bad("--generate", "cannot be used with --trace");
   if (!f.from_batch_file.empty() && f.write_trace_file.empty()) {
@@ -210,7 +218,7 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
   if (!f.check_recorded_file.empty() && f.policies.size() != 1) {
     return Bad("--check-recorded", "needs exactly one --policy: the one the recorded run used");
   }
-  if (!f.write_model_file.empty() && f.calibrate_file.empty()) {
+  if (!f.write_model_file.empty() && f.calibrate_files.empty()) {
     return Bad("--write-model", "only with --calibrate");
   }
   return f;

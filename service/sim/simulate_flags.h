@@ -34,7 +34,7 @@ struct SimulateFlags {
   std::string write_trace_file;
   size_t utilisation_buckets = 60;
   // Other modes.
-  std::string calibrate_file;
+  std::vector<std::string> calibrate_files;
   std::string write_model_file;
   std::string from_batch_file;
   std::string check_recorded_file;

@@ -26,6 +26,7 @@ struct JobState {
   double progress = 0.0;            // of the current task, 0..1
   double target = 0.0;              // progress at the next milestone (memory step or end)
   double rate = 0.0;                // solo seconds per second
+  double kernel_share = 0.0;        // share of wall time its kernels run: busy * stretch * rate
   double occupancy = 0.0;
   uint64_t reserved = 0;            // the core's reservation for the current task
   uint64_t used = 0;                // real bytes the current task holds
@@ -120,6 +121,9 @@ absl::StatusOr<SimResult> NodeSimulation::Run() {
     records_[j].name = trace_.jobs[j].name;
     records_[j].queued_s = trace_.jobs[j].arrival_s;
     records_[j].solo_s = trace_.jobs[j].SoloSeconds();
+    for (const TaskProfile& task : trace_.jobs[j].tasks) {
+      records_[j].memory_bytes = std::max(records_[j].memory_bytes, task.memory_bytes);
+    }
     jobs_[j].has_context.assign(gpus_.size(), false);
   }
   for (int g = 0; g < static_cast<int>(gpus_.size()); ++g) gpus_[g].history.push_back({0.0, 0.0, 0});
@@ -160,7 +164,10 @@ absl::StatusOr<SimResult> NodeSimulation::Run() {
   SimResult result;
   result.policy = core_->policy().Name();
   result.workers = options_.workers;
-  for (const core::GpuSpec& g : options_.gpus) result.gpu_names.push_back(g.name);
+  for (const core::GpuSpec& g : options_.gpus) {
+    result.gpu_names.push_back(g.name);
+    result.gpu_memory_bytes.push_back(g.memory_bytes);
+  }
   result.decisions = core_->decisions();
   result.events = handled_;
   result.model_source = options_.model.source;
@@ -391,7 +398,9 @@ void NodeSimulation::Settle(int gpu) {
   if (dt > 0) {
     for (size_t j : g.resident) {
       JobState& job = jobs_[j];
-      if (job.phase == Phase::kRunning) job.progress += dt * job.rate / CurrentTask(j).solo_s;
+      if (job.phase != Phase::kRunning) continue;
+      job.progress += dt * job.rate / CurrentTask(j).solo_s;
+      records_[j].kernel_s += dt * job.kernel_share;
     }
   }
   g.last_settled = now_;
@@ -411,6 +420,7 @@ void NodeSimulation::Reschedule(int gpu) {
     if (job.phase != Phase::kRunning) continue;
     const TaskProfile& task = CurrentTask(j);
     job.rate = options_.model.Rate(task.busy_fraction, sum, active);
+    job.kernel_share = task.busy_fraction * options_.model.Stretch(sum, active) * job.rate;
     job.target = 1.0;
     for (double p : task.MemoryChangePoints()) {
       if (p > job.progress) {

@@ -37,6 +37,8 @@ struct JobRecord {
   double solo_s = 0.0;                  // its run time alone (from the profile)
   JobOutcome outcome = JobOutcome::kCompleted;
   std::string error;                    // why it died, for crashed and rejected jobs
+  uint64_t memory_bytes = 0;            // the largest reservation its tasks asked for
+  double kernel_s = 0.0;                // time its kernels ran (the busy part, stretched)
   std::vector<int> gpus;                // GPUs its tasks ran on, in task order
   double gpu_wait_s = 0.0;              // time its tasks waited in mgbd's queue
 };
@@ -53,6 +55,7 @@ struct SimResult {
   std::string policy;
   uint32_t workers = 0;
   std::vector<std::string> gpu_names;
+  std::vector<uint64_t> gpu_memory_bytes;
   std::vector<JobRecord> jobs;          // trace order
   std::vector<UtilisationSample> utilisation;
   std::vector<double> mean_sm_busy;     // per GPU, over the makespan

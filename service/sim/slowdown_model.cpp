@@ -8,10 +8,14 @@
 
 namespace mgb::sim {
 
-double SlowdownModel::Rate(double busy, double busy_occupancy_sum, size_t tasks) const {
+double SlowdownModel::Stretch(double busy_occupancy_sum, size_t tasks) const {
   const double sm_stretch = std::max(1.0, demand_scale * busy_occupancy_sum);
   const double extra = tasks > 1 ? interference * static_cast<double>(tasks - 1) : 0.0;
-  return 1.0 / ((1.0 - busy) + busy * sm_stretch * (1.0 + extra));
+  return sm_stretch * (1.0 + extra);
+}
+
+double SlowdownModel::Rate(double busy, double busy_occupancy_sum, size_t tasks) const {
+  return 1.0 / ((1.0 - busy) + busy * Stretch(busy_occupancy_sum, tasks));
 }
 
 double Occupancy(uint64_t warps, uint64_t warp_capacity) {

@@ -32,6 +32,8 @@ struct SlowdownModel {
   // Progress rate (solo seconds per second) of a task with busy fraction `busy` on a GPU whose
   // tasks have sum(b_i * o_i) = `busy_occupancy_sum` and number `tasks`.
   double Rate(double busy, double busy_occupancy_sum, size_t tasks) const;
+  // How much longer the busy part takes: max(1, U) * (1 + interference * (n - 1)).
+  double Stretch(double busy_occupancy_sum, size_t tasks) const;
 };
 
 // Occupancy of a launch of `warps` warps on a GPU of `warp_capacity`.

@@ -67,7 +67,7 @@ absl::Status ParseMix(const std::string& text, GeneratorOptions& options) {
   uint32_t large = 0, small = 0;
   if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &large) ||
       !absl::SimpleAtoi(parts[1], &small) || large + small == 0) {
-    return absl::InvalidArgumentError("--mix must be LARGE:SMALL with non-negative integers, "
+    return absl::InvalidArgumentError("must be LARGE:SMALL with non-negative integers, "
                                       "not both 0 (e.g. 3:1), got \"" + text + "\"");
   }
   options.large_per_small = large;
@@ -78,6 +78,10 @@ absl::Status ParseMix(const std::string& text, GeneratorOptions& options) {
 Trace GenerateTrace(const GeneratorOptions& options) {
   Draw draw(options.seed);
   Trace trace;
+  trace.comment = "synthetic (mgb simulate --generate): " + std::to_string(options.jobs) +
+                  " jobs, mix " + std::to_string(options.large_per_small) + ":" +
+                  std::to_string(options.small_share) + ", seed " + std::to_string(options.seed) +
+                  "; stand-in profiles, not measurements";
   trace.jobs.reserve(options.jobs);
   const uint32_t cycle = options.large_per_small + options.small_share;
   // Exact ratio: the first large_per_small of every cycle of slots are large, then shuffled.

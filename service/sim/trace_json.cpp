@@ -89,6 +89,7 @@ Trace TraceFromJson(const nlohmann::json& json, const std::string& file) {
                            " (this mgb reads version " + std::to_string(kTraceFormatVersion) + ")");
   }
   Trace trace;
+  trace.comment = root.String("comment", "");
   const Field jobs = root["jobs"];
   trace.jobs.reserve(jobs.ArraySize());
   for (size_t i = 0; i < jobs.ArraySize(); ++i) trace.jobs.push_back(ReadJob(jobs[i], i));
@@ -125,13 +126,23 @@ nlohmann::json TraceToJson(const Trace& trace) {
                     {"tasks", std::move(tasks)},
                     {"host_after_s", job.host_after_s}});
   }
-  return {{"mgb_trace", kTraceFormatVersion}, {"jobs", std::move(jobs)}};
+  nlohmann::json json = {{"mgb_trace", kTraceFormatVersion}, {"jobs", std::move(jobs)}};
+  if (!trace.comment.empty()) json["comment"] = trace.comment;
+  return json;
 }
 
 void WriteTraceFile(const Trace& trace, const std::string& path) {
   std::ofstream out(path);
   if (!out) throw InputError(path + ": cannot open for writing");
-  out << TraceToJson(trace).dump(1) << "\n";
+  // One job per line: diffable, and readable at 100,000 jobs.
+  const nlohmann::json json = TraceToJson(trace);
+  out << "{\"mgb_trace\": " << kTraceFormatVersion;
+  if (json.contains("comment")) out << ",\n \"comment\": " << json["comment"].dump();
+  out << ",\n \"jobs\": [\n";
+  for (size_t i = 0; i < json["jobs"].size(); ++i) {
+    out << "  " << json["jobs"][i].dump() << (i + 1 < json["jobs"].size() ? ",\n" : "\n");
+  }
+  out << " ]\n}\n";
   if (!out) throw InputError(path + ": write failed");
 }
 

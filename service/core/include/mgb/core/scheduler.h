@@ -17,9 +17,11 @@
 //      everything the session holds or waits for, including its CUDA context reserves).
 //   4. With deadlines, call ExpireDeadlines(now) at NextDeadline() (or at least before reading
 //      results); expired waiters get kTaskCancelled with reason kDeadline.
-// Costs: a decision is O(GPUs) (mgb-sm: O(GPUs x SMs)); a release rescans the FIFO wait queue but
-// stops as soon as no unreserved GPU has room for the smallest waiting request, so a long queue of
-// tasks that cannot fit is not walked on every event.
+// Costs: a decision is O(GPUs) (mgb-sm: O(GPUs x SMs)). After a release the queue is retried in
+// FIFO order up to the first task that still cannot be placed (the head); backfilling then visits
+// only waiting tasks whose size class fits the largest free space of an unreserved GPU, so a long
+// queue of tasks too big for the free space is not walked on every event (cg:N, memory-blind,
+// walks it).
 //
 // Fairness rule (docs/service.md): the queue is FIFO. The oldest waiting task that cannot be placed
 // reserves one GPU (sticky: chosen once, the one with most available memory among those whose
@@ -30,6 +32,7 @@
 #ifndef MGB_SERVICE_CORE_MGB_CORE_SCHEDULER_H
 #define MGB_SERVICE_CORE_MGB_CORE_SCHEDULER_H
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -264,6 +267,11 @@ class Scheduler {
   void DropGrow(TaskId id, Task &t);
   void ChargeContext(Session &s, int gpu);
   void RetryWaiting(Micros now);
+  void RetryGrows(Micros now);
+  void ApplyGrow(TaskId id, Task &t, uint64_t extra, Micros now);
+  // The oldest waiting task after `after_seq` whose memory class could fit in `limit` bytes.
+  std::map<uint64_t, TaskId>::const_iterator NextCandidate(uint64_t after_seq, uint64_t limit,
+                                                           bool &found) const;
   void Emit(Event event);
   Event TaskEvent(EventKind kind, TaskId id, const Task &t, Micros now) const;
 
@@ -273,7 +281,9 @@ class Scheduler {
   std::unordered_map<SessionId, Session> sessions_;
   std::unordered_map<TaskId, Task> tasks_;   // running and waiting
   std::map<uint64_t, TaskId> waiting_;        // FIFO by queue_seq
-  std::multiset<uint64_t> waiting_memory_;    // for the early stop of RetryWaiting
+  // waiting_ split by memory size class (bit width of memory_bytes): backfilling visits, in FIFO
+  // order, only classes that can fit the largest free space instead of the whole queue.
+  std::array<std::map<uint64_t, TaskId>, 65> waiting_by_size_;
   std::map<uint64_t, TaskId> growing_;        // pending grows, FIFO
   std::set<std::pair<Micros, TaskId>> deadlines_;       // waiting TaskBegins
   std::set<std::pair<Micros, TaskId>> grow_deadlines_;  // pending grows

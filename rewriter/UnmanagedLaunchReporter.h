@@ -1,0 +1,33 @@
+// Reports GPU work the rewrite cannot bind, so that nothing runs unmanaged silently: launches in
+// project headers outside --root (not rewritten), and launches through CUDA entry points that
+// have no mgb twin (cooperative launches, cudaLaunchKernelEx, graphs).
+#ifndef MGB_REWRITER_UNMANAGEDLAUNCHREPORTER_H
+#define MGB_REWRITER_UNMANAGEDLAUNCHREPORTER_H
+
+#include "EditSet.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+#include <string>
+
+namespace mgb::rewriter {
+
+class UnmanagedLaunchReporter : public clang::ast_matchers::MatchFinder::MatchCallback {
+public:
+  UnmanagedLaunchReporter(EditSet &edits, llvm::raw_ostream &warnings)
+      : edits_(edits), warnings_(warnings) {}
+  void registerMatchers(clang::ast_matchers::MatchFinder &finder);
+  void run(const clang::ast_matchers::MatchFinder::MatchResult &result) override;
+
+private:
+  void warn(const std::string &text);
+  EditSet &edits_;
+  llvm::raw_ostream &warnings_;
+  std::set<std::string> reported_; // headers are seen once per translation unit
+};
+
+} // namespace mgb::rewriter
+
+#endif // MGB_REWRITER_UNMANAGEDLAUNCHREPORTER_H

@@ -1,0 +1,116 @@
+"""Figures derived from runs: comparisons with single-assignment, the makespan lower bound,
+kernel slowdown and the worker-count rule. No I/O here."""
+
+import math
+from dataclasses import dataclass
+
+SINGLE = "single"
+GIB = float(1 << 30)
+
+
+@dataclass
+class Node:
+    gpus: int
+    memory_bytes: float   # per GPU, what the bound may use (larger keeps it a bound)
+    context_bytes: float  # CUDA context per process per GPU
+
+
+def is_cg(policy):
+    return policy.startswith("cg:")
+
+
+def baseline(runs):
+    """The single-assignment run among runs of one workload (the fewest workers if several)."""
+    singles = sorted((r for r in runs if r.policy == SINGLE), key=lambda r: r.workers)
+    return singles[0] if singles else None
+
+
+def solo_times(single_run):
+    """Per job name: (wall seconds, kernel seconds) alone on a GPU, from the single-assignment run.
+
+    Under `single` a session owns its GPU from its first task to its end, so each job there ran
+    alone on its GPU: its run time is its solo time (the other GPU's job shares only the host)."""
+    return {j.name: (j.run_s, j.kernel_ms / 1000.0) for j in single_run.jobs if j.succeeded}
+
+
+def makespan_lower_bound(jobs, solo, node):
+    """(bound seconds, term name, all terms) for running `jobs` to completion on `node`.
+
+    Assumes (a) co-running never makes a job or a kernel faster than alone, and (b) a job holds
+    its whole footprint while its kernels run (the six workloads allocate, iterate, check, free).
+      longest_job: no job ends before its arrival plus its solo wall time.
+      memory_time: job j holds (m_j + context) bytes for at least its solo kernel time K_j;
+                   the node offers gpus x memory bytes at any instant.
+      big_jobs:    two jobs above half a GPU's memory never share a GPU, so at most `gpus` of them
+                   hold memory at once: their kernel times, summed, are spread over `gpus` at best.
+    Jobs without a solo time (failed alone too) are left out, which only lowers the bound."""
+    known = [j for j in jobs if j.name in solo]
+    if not known:
+        return None
+    terms = {
+        "longest_job": max(j.queued_s + solo[j.name][0] for j in known),
+        "memory_time": sum((j.memory_bytes + node.context_bytes) * solo[j.name][1] for j in known)
+        / (node.gpus * node.memory_bytes),
+        "big_jobs": sum(solo[j.name][1] for j in known
+                        if j.memory_bytes + node.context_bytes > node.memory_bytes / 2) / node.gpus,
+    }
+    name = max(terms, key=terms.get)
+    return terms[name], name, terms
+
+
+def kernel_slowdown(run, single_run):
+    """Per kernel name and overall: percent more kernel time than under single-assignment, over
+    the jobs that succeeded in both runs (same job names = same arguments). None when unmatched."""
+    base = {j.name: j for j in single_run.jobs if j.succeeded}
+    per_kernel, total_run, total_base = {}, 0.0, 0.0
+    for j in run.jobs:
+        b = base.get(j.name)
+        if not j.succeeded or b is None:
+            continue
+        for kernel, ms in j.kernels_ms.items():
+            if kernel in b.kernels_ms and b.kernels_ms[kernel] > 0:
+                acc = per_kernel.setdefault(kernel, [0.0, 0.0])
+                acc[0] += ms
+                acc[1] += b.kernels_ms[kernel]
+                total_run += ms
+                total_base += b.kernels_ms[kernel]
+    if total_base <= 0:
+        return None, {}
+    kernels = {k: 100.0 * (r / s - 1.0) for k, (r, s) in per_kernel.items()}
+    return 100.0 * (total_run / total_base - 1.0), kernels
+
+
+def mean_util(run):
+    """Mean utilisation percent per GPU over the run's samples up to its makespan."""
+    samples = [s for s in run.samples if s.t_s <= run.makespan_s] or run.samples
+    if not samples:
+        return []
+    n = max(len(s.util) for s in samples)
+    return [sum(s.util[g] for s in samples if g < len(s.util)) / len(samples) for g in range(n)]
+
+
+def node_from_samples(runs, gpus, memory_gib, context_mib):
+    """The node: flags win; otherwise GPU count and memory from the NVML samples of real runs."""
+    totals = [s.mem_total for r in runs if not r.simulated for s in r.samples if s.mem_total]
+    count = gpus or (max(len(t) for t in totals) if totals else 2)
+    memory = memory_gib * GIB if memory_gib else (max(max(t) for t in totals) if totals else 0)
+    if memory <= 0:
+        memory = 143771 * float(1 << 20)  # an H200 as nvidia-smi reports it (the larger figure)
+    return Node(gpus=count, memory_bytes=memory, context_bytes=context_mib * float(1 << 20))
+
+
+def worker_rule(jobs, node):
+    """Workers for mgb: the jobs that fit in the node's memory at once (mean footprint plus
+    context), plus one per GPU so the next job's host set-up overlaps the running ones."""
+    sizes = [j.memory_bytes + node.context_bytes for j in jobs if j.memory_bytes > 0]
+    if not sizes:
+        return None
+    fit = node.gpus * node.memory_bytes / (sum(sizes) / len(sizes))
+    return max(node.gpus, math.floor(fit)) + node.gpus
+
+
+def best_workers(sweep, tolerance=0.03):
+    """The fewest workers whose throughput is within `tolerance` of the sweep's best."""
+    best = max(r.throughput_per_hour for r in sweep)
+    good = [r for r in sweep if r.crashed == 0 and r.throughput_per_hour >= (1 - tolerance) * best]
+    return min(good, key=lambda r: r.workers).workers if good else None

@@ -1,0 +1,204 @@
+"""Reads batch-run JSON files into one shape.
+
+Two writers produce runs: `mgb batch --out` (real runs; service/batch/report.cpp) and
+`mgb simulate --out` (service/sim/run_report.cpp; "simulated": true, possibly several runs under
+"runs"). Their field names differ in places; this module is the one place that knows both.
+"""
+
+import json
+import os
+from dataclasses import dataclass, field
+
+
+class InputError(Exception):
+    """A results file that cannot be read; the message names the file and the field."""
+
+
+@dataclass
+class Job:
+    name: str
+    workload: str
+    memory_bytes: int
+    queued_s: float
+    started_s: float  # -1: never started
+    ended_s: float    # -1: never ended
+    crashed: bool
+    oom: bool
+    kernels_ms: dict = field(default_factory=dict)  # kernel name -> summed ms
+
+    @property
+    def finished(self):
+        return self.ended_s >= 0
+
+    @property
+    def succeeded(self):
+        return self.finished and not self.crashed
+
+    @property
+    def run_s(self):
+        return self.ended_s - self.started_s if self.finished and self.started_s >= 0 else 0.0
+
+    @property
+    def kernel_ms(self):
+        return sum(self.kernels_ms.values())
+
+
+@dataclass
+class GpuSample:
+    t_s: float
+    util: list      # per GPU, percent of time a kernel ran (NVML) or SM busy (simulator) x 100
+    mem_used: list  # per GPU, bytes (real) or fraction x mem_total (simulated)
+    mem_total: list
+
+
+@dataclass
+class Run:
+    source: str      # the file it came from
+    workload: str    # the job list it ran (its file name without .json)
+    policy: str      # mgbd's --policy, as the run's label says
+    workers: int
+    simulated: bool
+    interrupted: bool
+    jobs: list
+    samples: list
+
+    @property
+    def makespan_s(self):
+        return max([j.ended_s for j in self.jobs if j.finished], default=0.0)
+
+    @property
+    def succeeded(self):
+        return sum(j.succeeded for j in self.jobs)
+
+    @property
+    def crashed(self):
+        return sum(j.finished and j.crashed for j in self.jobs)
+
+    @property
+    def oom(self):
+        return sum(j.oom for j in self.jobs)
+
+    @property
+    def throughput_per_hour(self):
+        return self.succeeded * 3600.0 / self.makespan_s if self.makespan_s > 0 else 0.0
+
+    @property
+    def mean_turnaround_s(self):
+        done = [j.ended_s - j.queued_s for j in self.jobs if j.finished]
+        return sum(done) / len(done) if done else 0.0
+
+    @property
+    def crash_percent(self):
+        return 100.0 * self.crashed / len(self.jobs) if self.jobs else 0.0
+
+
+def _need(doc, key, where):
+    if key not in doc:
+        raise InputError(f"{where}: missing field '{key}'")
+    return doc[key]
+
+
+def _number(doc, key, where, default=None):
+    value = doc.get(key, default)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise InputError(f"{where}.{key}: must be a number, got {value!r}")
+    return float(value)
+
+
+def _stem(path):
+    base = os.path.basename(path or "")
+    return base[:-5] if base.endswith(".json") else base
+
+
+def _real_job(j, where):
+    kernels = {}
+    for i, k in enumerate(j.get("kernels", [])):
+        name = _need(k, "name", f"{where}.kernels[{i}]")
+        kernels[name] = kernels.get(name, 0.0) + _number(k, "ms", f"{where}.kernels[{i}]")
+    return Job(name=str(_need(j, "name", where)), workload=str(j.get("workload", "")),
+               memory_bytes=int(j.get("memory_bytes", 0)),
+               queued_s=_number(j, "queued_s", where, 0.0),
+               started_s=_number(j, "started_s", where), ended_s=_number(j, "ended_s", where),
+               crashed=bool(_need(j, "crashed", where)), oom=bool(j.get("oom", False)),
+               kernels_ms=kernels)
+
+
+def _simulated_job(j, where):
+    outcome = str(j.get("outcome", "completed"))
+    return Job(name=str(_need(j, "name", where)), workload=str(j.get("workload", "")),
+               memory_bytes=int(j.get("memory_bytes", 0)),
+               queued_s=_number(j, "queued_s", where, 0.0),
+               started_s=_number(j, "started_s", where), ended_s=_number(j, "ended_s", where),
+               crashed=outcome != "completed",
+               oom=bool(j.get("out_of_memory", outcome == "out_of_memory")))
+
+
+def _real_samples(doc, where):
+    out = []
+    for i, s in enumerate(doc.get("gpu_samples", [])):
+        gpus = s.get("gpus", [])
+        out.append(GpuSample(t_s=_number(s, "t_s", f"{where}.gpu_samples[{i}]"),
+                             util=[float(g.get("util", 0)) for g in gpus],
+                             mem_used=[float(g.get("mem_used", 0)) for g in gpus],
+                             mem_total=[float(g.get("mem_total", 0)) for g in gpus]))
+    return out
+
+
+def _simulated_samples(doc):
+    # Simulated buckets: fractions per GPU over [start_s, end_s); plotted at the bucket start.
+    out = []
+    for s in doc.get("utilisation", {}).get("samples", []):
+        busy = [100.0 * float(b) for b in s.get("sm_busy", [])]
+        used = [float(m) for m in s.get("memory_used", [])]
+        out.append(GpuSample(t_s=float(s.get("start_s", 0)), util=busy, mem_used=used,
+                             mem_total=[1.0] * len(used)))
+    return out
+
+
+def _one_run(doc, source, where):
+    simulated = bool(doc.get("simulated", False))
+    jobs_raw = _need(doc, "jobs", where)
+    if not isinstance(jobs_raw, list):
+        raise InputError(f"{where}.jobs: must be an array")
+    make_job = _simulated_job if simulated else _real_job
+    jobs = [make_job(j, f"{where}.jobs[{i}]") for i, j in enumerate(jobs_raw)]
+    label = str(doc.get("label", "")).strip()
+    # A real run's policy is its label (scripts/gpu/eval.sh passes mgbd's --policy as --label);
+    # the simulator records the policy itself.
+    policy = str(doc.get("policy") or label or "unlabelled")
+    workload = _stem(doc.get("jobs_file") or doc.get("trace") or doc.get("source") or "")
+    if not workload or workload.startswith("("):
+        workload = label or _stem(source)
+    return Run(source=source, workload=workload, policy=policy,
+               workers=int(_number(doc, "workers", where, 0)), simulated=simulated,
+               interrupted=bool(doc.get("interrupted", False)), jobs=jobs,
+               samples=_simulated_samples(doc) if simulated else _real_samples(doc, where))
+
+
+def load_file(path):
+    """The runs in one file; [] for JSON that is not a run (job lists, calibration files)."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise InputError(f"{path}: cannot read JSON: {e}") from e
+    if not isinstance(doc, dict):
+        return []
+    if isinstance(doc.get("runs"), list):
+        return [_one_run(r, path, f"{path}: runs[{i}]") for i, r in enumerate(doc["runs"])]
+    if "summary" in doc and "jobs" in doc:
+        return [_one_run(doc, path, path)]
+    return []
+
+
+def load_dir(results_dir):
+    """Every run in the JSON files under results_dir, in a stable order."""
+    if not os.path.isdir(results_dir):
+        raise InputError(f"{results_dir}: not a directory")
+    runs = []
+    for root, dirs, files in os.walk(results_dir):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".json"):
+                runs.extend(load_file(os.path.join(root, name)))
+    return runs

@@ -1,0 +1,131 @@
+#include "batch_import.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "json_fields.h"
+#include "trace_json.h"
+
+namespace mgb::sim {
+
+RecordedRun RecordedRunFromJson(const nlohmann::json& json, const std::string& source) {
+  const Field root(json, source, "");
+  RecordedRun run;
+  run.source = source;
+  run.label = root.String("label", "");
+  run.workers = static_cast<int>(root.Unsigned("workers", 0));
+  const Field jobs = root["jobs"];
+  for (size_t i = 0; i < jobs.ArraySize(); ++i) {
+    const Field j = jobs[i];
+    RecordedJob job;
+    job.name = j["name"].String();
+    job.memory_bytes = j.Unsigned("memory_bytes", 0);
+    job.queued_s = j["queued_s"].NumberAtLeast(0);
+    job.started_s = j["started_s"].Number();
+    job.ended_s = j["ended_s"].Number();
+    job.kernel_ms = j.Has("kernel_ms") ? j["kernel_ms"].NumberAtLeast(0) : 0.0;
+    job.crashed = j.Has("crashed") && j["crashed"].value().is_boolean() && j["crashed"].value().get<bool>();
+    if (job.ended_s >= 0 && job.ended_s < job.started_s) j["ended_s"].Fail("is before started_s");
+    run.makespan_s = std::max(run.makespan_s, job.ended_s);
+    run.jobs.push_back(std::move(job));
+  }
+  if (run.jobs.empty()) jobs.Fail("the run has no jobs");
+  if (root.Has("summary") && root["summary"].Has("makespan_s")) {
+    run.makespan_s = root["summary"]["makespan_s"].NumberAtLeast(0);
+  }
+  if (run.makespan_s <= 0) throw InputError(source + ": summary.makespan_s: no makespan (no job finished)");
+  return run;
+}
+
+RecordedRun ReadRecordedRun(const std::string& path) {
+  return RecordedRunFromJson(ParseJsonFile(path), path);
+}
+
+Trace ProfilesFromSoloRun(const RecordedRun& run) {
+  Trace trace;
+  trace.comment = "solo runs of " + run.source + " (mgb simulate --from-batch)";
+  std::unordered_map<std::string, size_t> seen;
+  for (size_t i = 0; i < run.jobs.size(); ++i) {
+    const RecordedJob& r = run.jobs[i];
+    const std::string where = run.source + ": jobs[" + std::to_string(i) + "] (\"" + r.name + "\")";
+    if (!seen.emplace(r.name, i).second) throw InputError(where + ".name: duplicate job name");
+    if (r.started_s < 0 || r.ended_s < 0) throw InputError(where + ": never finished, no solo time");
+    if (r.crashed) throw InputError(where + ".crashed: a crashed run is no solo profile");
+    if (r.memory_bytes == 0) {
+      throw InputError(where + ".memory_bytes: 0 (unknown); the simulator needs each job's memory: "
+                       "give memory_bytes in the job list");
+    }
+    const double run_s = r.ended_s - r.started_s;
+    if (run_s <= 0) throw InputError(where + ".ended_s: the job ran for no time");
+    JobProfile job;
+    job.name = r.name;
+    TaskProfile task;
+    task.solo_s = run_s;
+    task.busy_fraction = std::clamp(r.kernel_ms / 1000.0 / run_s, 0.0, 1.0);
+    task.memory_bytes = r.memory_bytes;
+    task.shape = DefaultLaunchShape();
+    job.tasks.push_back(std::move(task));
+    trace.jobs.push_back(std::move(job));
+  }
+  return trace;
+}
+
+namespace {
+
+const JobProfile& ProfileOf(const RecordedRun& run, size_t i,
+                            const std::unordered_map<std::string, const JobProfile*>& by_name) {
+  auto it = by_name.find(run.jobs[i].name);
+  if (it == by_name.end()) {
+    throw InputError(run.source + ": jobs[" + std::to_string(i) + "].name: \"" + run.jobs[i].name +
+                     "\" has no profile in the --profiles trace");
+  }
+  return *it->second;
+}
+
+std::unordered_map<std::string, const JobProfile*> ByName(const Trace& profiles) {
+  std::unordered_map<std::string, const JobProfile*> by_name;
+  for (const JobProfile& p : profiles.jobs) by_name.emplace(p.name, &p);
+  return by_name;
+}
+
+}  // namespace
+
+CoRunGroup CoRunGroupFromBatch(const RecordedRun& run, const Trace& profiles, uint64_t warp_capacity) {
+  const auto by_name = ByName(profiles);
+  CoRunGroup group{warp_capacity, {}};
+  for (size_t i = 0; i < run.jobs.size(); ++i) {
+    const RecordedJob& r = run.jobs[i];
+    const JobProfile& p = ProfileOf(run, i, by_name);
+    const std::string where = run.source + ": jobs[" + std::to_string(i) + "]";
+    if (r.crashed || r.ended_s < 0) throw InputError(where + ": crashed or unfinished, no co-run time");
+    if (p.tasks.size() != 1) throw InputError(where + ": co-run calibration needs one-task profiles");
+    group.tasks.push_back({p.tasks[0].busy_fraction, p.tasks[0].shape.warps(), p.SoloSeconds(),
+                           r.ended_s - r.started_s});
+  }
+  return group;
+}
+
+RecordedCheck CheckRecordedRun(const RecordedRun& run, const Trace& profiles, SimOptions options) {
+  const auto by_name = ByName(profiles);
+  Trace replay;
+  for (size_t i = 0; i < run.jobs.size(); ++i) {
+    JobProfile job = ProfileOf(run, i, by_name);
+    job.arrival_s = run.jobs[i].queued_s;
+    replay.jobs.push_back(std::move(job));
+  }
+  if (options.workers == 0) options.workers = static_cast<uint32_t>(std::max(0, run.workers));
+  auto simulated = Simulate(replay, options);
+  if (!simulated.ok()) throw InputError(std::string(simulated.status().message()));
+  RecordedCheck check;
+  check.measured_makespan_s = run.makespan_s;
+  for (const JobRecord& job : simulated->jobs) {
+    check.simulated_makespan_s = std::max(check.simulated_makespan_s, job.ended_s);
+  }
+  check.relative_error =
+      std::abs(check.simulated_makespan_s - check.measured_makespan_s) / check.measured_makespan_s;
+  check.simulation = std::move(*simulated);
+  return check;
+}
+
+}  // namespace mgb::sim

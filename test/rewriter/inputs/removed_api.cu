@@ -1,0 +1,45 @@
+// Old CUDA code calls runtime functions CUDA 12/13 removed (cudaThreadSynchronize): the rewrite
+// must still parse it and rename the calls to what replaced them, so that nvcc 13 compiles it.
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+#define SYNC_AND_CHECK()                                                                         \
+  do {                                                                                           \
+    if (cudaThreadSynchronize() != cudaSuccess)                                                  \
+      exit(1);                                                                                   \
+  } while (0)
+
+__global__ void scale(float *x, float f, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] *= f;
+}
+
+int main() {
+  const int n = 1024;
+  float host[n];
+  for (int i = 0; i < n; ++i)
+    host[i] = (float)i;
+  float *dev;
+  // CHECK: mgb_task mgb_task_1 = mgb_task_begin(
+  cudaMalloc((void **)&dev, n * sizeof(float));
+  cudaMemcpy(dev, host, n * sizeof(float), cudaMemcpyHostToDevice);
+  // CHECK: mgb_cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 1 << 20);
+  cudaThreadSetLimit(cudaLimitPrintfFifoSize, 1 << 20);
+  scale<<<n / 256, 256>>>(dev, 2.0f, n);
+  // CHECK: mgb_cudaDeviceSynchronize();
+  cudaThreadSynchronize();
+  // CHECK: if (mgb_cudaDeviceSynchronize() != cudaSuccess)
+  SYNC_AND_CHECK();
+  cudaMemcpy(host, dev, n * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaFree(dev);
+  // CHECK: mgb_task_end(mgb_task_1);
+  int bad = 0;
+  for (int i = 0; i < n; ++i)
+    bad += host[i] != 2.0f * i;
+  // CHECK: cudaDeviceReset();
+  cudaThreadExit();
+  printf("%s\n", bad ? "FAIL" : "PASS");
+  return bad != 0;
+}

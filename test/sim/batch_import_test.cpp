@@ -1,0 +1,92 @@
+// Solo runs of `mgb batch` into profiles, and the recorded-run check on synthetic recorded runs
+// whose makespans are known by hand.
+#include <catch2/catch.hpp>
+
+#include "batch_import.h"
+#include "json_fields.h"
+#include "sim_test_util.h"
+
+using namespace mgb::sim;
+using namespace mgb::sim::test;
+
+namespace {
+
+// A `mgb batch` result as service/batch/report.cpp writes it (only the fields that matter here).
+nlohmann::json BatchJob(const std::string& name, double queued, double started, double ended,
+                        double kernel_ms, bool crashed = false) {
+  return {{"name", name},           {"argv", {name}},  {"memory_bytes", 10 * kGiB},
+          {"queued_s", queued},     {"started_s", started}, {"ended_s", ended},
+          {"kernel_ms", kernel_ms}, {"crashed", crashed},   {"oom", false}};
+}
+
+nlohmann::json BatchRun(int workers, std::vector<nlohmann::json> jobs, double makespan) {
+  return {{"label", "recorded"}, {"workers", workers}, {"jobs", jobs},
+          {"summary", {{"makespan_s", makespan}}}};
+}
+
+// Four 12 s jobs run alone, two at a time on 2 GPUs (single-assignment, 2 workers).
+nlohmann::json SoloRun() {
+  return BatchRun(2, {BatchJob("a", 0, 0, 12, 9000), BatchJob("b", 0, 0, 12, 6000),
+                      BatchJob("c", 0, 12, 24, 12000), BatchJob("d", 0, 12, 24, 3000)}, 24);
+}
+
+SimOptions TwoGpus(const char* policy) {
+  SimOptions options = Node(2, 80 * kGiB, policy, 0);
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("solo runs become one-task profiles with their busy fraction", "[sim][batch]") {
+  const Trace trace = ProfilesFromSoloRun(RecordedRunFromJson(SoloRun(), "solo.json"));
+  REQUIRE(trace.jobs.size() == 4);
+  CHECK(trace.jobs[0].tasks[0].solo_s == Approx(12));
+  CHECK(trace.jobs[0].tasks[0].busy_fraction == Approx(0.75));
+  CHECK(trace.jobs[3].tasks[0].busy_fraction == Approx(0.25));
+  CHECK(trace.jobs[2].tasks[0].memory_bytes == 10 * kGiB);
+}
+
+TEST_CASE("solo runs that cannot be profiles are refused by name", "[sim][batch]") {
+  nlohmann::json crashed = BatchRun(1, {BatchJob("x", 0, 0, 5, 0, true)}, 5);
+  CHECK_THROWS_WITH(ProfilesFromSoloRun(RecordedRunFromJson(crashed, "r.json")),
+                    Catch::Contains("r.json: jobs[0] (\"x\").crashed"));
+  nlohmann::json no_memory = BatchRun(1, {BatchJob("y", 0, 0, 5, 0)}, 5);
+  no_memory["jobs"][0]["memory_bytes"] = 0;
+  CHECK_THROWS_WITH(ProfilesFromSoloRun(RecordedRunFromJson(no_memory, "r.json")),
+                    Catch::Contains("jobs[0] (\"y\").memory_bytes"));
+  nlohmann::json bad = BatchRun(1, {BatchJob("z", 0, 0, 5, 0)}, 5);
+  bad["jobs"][0].erase("ended_s");
+  CHECK_THROWS_WITH(RecordedRunFromJson(bad, "r.json"), Catch::Contains("r.json: jobs[0].ended_s: missing"));
+}
+
+TEST_CASE("re-simulating the solo run itself lands on its makespan", "[sim][batch]") {
+  const RecordedRun run = RecordedRunFromJson(SoloRun(), "solo.json");
+  const RecordedCheck check = CheckRecordedRun(run, ProfilesFromSoloRun(run), TwoGpus("single"));
+  CHECK(check.simulated_makespan_s == Approx(24.0));
+  CHECK(check.relative_error < 1e-9);
+}
+
+TEST_CASE("a recorded run within 10% passes, one further away fails", "[sim][batch]") {
+  const Trace profiles = ProfilesFromSoloRun(RecordedRunFromJson(SoloRun(), "solo.json"));
+  // A recorded single-assignment run of the same jobs with 2 workers: the simulator says 24 s.
+  auto recorded = [](double makespan) {
+    return RecordedRunFromJson(
+        BatchRun(2, {BatchJob("a", 0, 0, 12.5, 0), BatchJob("b", 0, 0, 12.5, 0),
+                     BatchJob("c", 0, 12.5, makespan, 0), BatchJob("d", 0, 12.5, makespan, 0)},
+                 makespan),
+        "run.json");
+  };
+  const RecordedCheck near = CheckRecordedRun(recorded(25.5), profiles, TwoGpus("single"));
+  CHECK(near.simulated_makespan_s == Approx(24.0));
+  CHECK(near.relative_error == Approx(1.5 / 25.5));
+  CHECK(near.relative_error <= 0.10);
+  const RecordedCheck far = CheckRecordedRun(recorded(30.0), profiles, TwoGpus("single"));
+  CHECK(far.relative_error == Approx(0.2));
+}
+
+TEST_CASE("a recorded job with no profile is named", "[sim][batch]") {
+  const Trace profiles = ProfilesFromSoloRun(RecordedRunFromJson(SoloRun(), "solo.json"));
+  const RecordedRun run = RecordedRunFromJson(BatchRun(1, {BatchJob("zz", 0, 0, 3, 0)}, 3), "run.json");
+  CHECK_THROWS_WITH(CheckRecordedRun(run, profiles, TwoGpus("mgb")),
+                    Catch::Contains("run.json: jobs[0].name: \"zz\" has no profile"));
+}
