@@ -1,36 +1,48 @@
 #!/usr/bin/env bash
-# Packs what the GPU machine needs into .device/ (git-ignored): mgbd, mgb, every CUDA program built
-# under BUILD_DIR/examples, the scripts in scripts/gpu, and the shared libraries they need that a
-# bare Ubuntu GPU machine lacks (gRPC, Protobuf, Abseil...). Run here, after building.
-# Usage: scripts/gpu/pack.sh [BUILD_DIR]    (default: build)
+# Packs what the GPU machine needs into .device/ (git-ignored), from a build made here:
+#   bin/       mgbd, mgb, mgb-batch, mgb_hold_memory, the runtime GPU tests and benchmark
+#   wl/        the six workloads as rewritten by mgb-rewrite (mgb_rewrite() in CMake)
+#   patterns/  each pattern program as written (NAME.orig) and rewritten (NAME.mgb)
+#   lib/       the shared libraries those need that a bare Ubuntu GPU machine lacks (gRPC...)
+#   jobs/      job lists for the evaluation (mgb batch --generate, calibrated on the H200)
+# Usage: scripts/gpu/pack.sh [BUILD_DIR]    (default: build; build it first: scripts/test.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 out=.device
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/lib" "$out/gpu"
+mkdir -p "$out"/{bin,lib,wl,patterns,jobs}
 grep -qxF "/$out/" .git/info/exclude 2>/dev/null || echo "/$out/" >> .git/info/exclude
 
-# Executables: the service binaries and every ELF executable under examples/ in the build tree.
-mapfile -t programs < <(
-  for f in "$build"/service/mgbd "$build"/service/mgb "$build"/service/*/mgbd "$build"/service/*/mgb; do
-    [ -x "$f" ] && [ -f "$f" ] && echo "$f"
-  done
-  find "$build/examples" -type f -perm -u+x 2>/dev/null | while read -r f; do
-    file -b "$f" | grep -q '^ELF.*executable' && echo "$f"
-  done
-  [ -d "$build/pattern-bin" ] && find "$build/pattern-bin" -type f -perm -u+x
-  true)
-[ ${#programs[@]} -gt 0 ] || { echo "pack: nothing built under $build" >&2; exit 1; }
+need() { [ -x "$1" ] || { echo "pack: $1 is not built (build $build first)" >&2; exit 1; }; echo "$1"; }
+programs=(
+  "$(need "$build/service/mgbd")" "$(need "$build/service/mgb")"
+  "$(need "$build/service/batch/mgb-batch")" "$(need "$build/examples/service/mgb_hold_memory")"
+)
+for t in two_gpus lazy_path grow killed; do programs+=("$(need "$build/examples/runtime/runtime_$t")"); done
+programs+=("$(need "$build/bench/runtime/runtime_bench_gpu")")
+cp "${programs[@]}" "$out/bin/"
+for w in "$build"/workloads-mgb/*; do cp "$(need "$w")" "$out/wl/"; programs+=("$w"); done
+for p in "$build"/examples/patterns/pattern_*_mgb; do
+  name=$(basename "$p" _mgb); name=${name#pattern_}
+  cp "$(need "$build/examples/patterns/pattern_$name")" "$out/patterns/$name.orig"
+  cp "$p" "$out/patterns/$name.mgb"; programs+=("$p")
+done
 
 # Libraries every glibc system has, or that must come from the GPU machine's own driver.
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libgcc_s|libstdc\+\+|libcuda\.so|libnvidia-ml)'
 for f in "${programs[@]}"; do
-  cp -L "$f" "$out/bin/"
   ldd "$f" 2>/dev/null | awk '/=> \//{print $1" "$3}' | while read -r name path; do
     echo "$name" | grep -qE "$skip" || cp -Ln "$path" "$out/lib/" 2>/dev/null || true
   done
 done
-strip --strip-debug "$out"/bin/* "$out"/lib/* 2>/dev/null || true
-cp scripts/gpu/*.sh "$out/gpu/"
-echo "pack: ${#programs[@]} programs, $(ls "$out/lib" | wc -l) libraries, $(du -sm "$out" | cut -f1) MiB in $out/"
+strip --strip-debug "$out"/bin/* "$out"/wl/* "$out"/patterns/* "$out"/lib/* 2>/dev/null || true
+
+# Job lists: the paper's shapes, sized from the H200 calibration; paths relative to the repo root.
+for spec in "W1 16 1:1" "W2 16 2:1" "W3 16 3:1"; do
+  set -- $spec
+  "$build/service/batch/mgb-batch" --generate --out "$out/jobs/$1.json" --count "$2" --ratio "$3" \
+    --seed 1 --bin-dir "$out/wl" --target-seconds "${MGB_TARGET_SECONDS:-10}" \
+    --calibration examples/workloads/calibration-h200.json >/dev/null
+done
+echo "pack: $(ls "$out/bin" | wc -l) tools, $(ls "$out/wl" | wc -l) workloads, $(ls "$out/patterns" | wc -l) pattern binaries, $(ls "$out/lib" | wc -l) libraries: $(du -sm "$out" | cut -f1) MiB in $out/"

@@ -2,7 +2,7 @@
 # scripts/gpu/runtime.sh: libmgb's GPU test suite and GPU benchmark.
 #
 #   scripts/gpu/runtime.sh pack          # on the build machine: static build, then one archive
-#   scripts/gpu/runtime.sh run [ARCHIVE] # on the GPU machine (2 GPUs): runs everything
+#   scripts/gpu/runtime.sh run [ARCHIVE|DIR] # on the GPU machine (2 GPUs): runs everything
 #
 # pack builds (in build-runtime/gpu, -DMGB_STATIC_GRPC=ON so nothing but glibc is needed there)
 # mgbd, the four examples/runtime programs and bench/runtime/gpu_overhead.cu (linked through
@@ -43,7 +43,11 @@ run() {
   local archive=${1:-$here/build-runtime/gpu/carry/runtime-gpu.tar.xz}
   work=$(mktemp -d /tmp/mgb-runtime-gpu.XXXXXX)  # global: the EXIT trap uses it
   bin="$work/bin" failures=0 mgbd_pid=""
-  mkdir -p "$bin" && tar -C "$bin" -xJf "$archive"
+  if [ -d "$archive" ]; then  # a folder of binaries (scripts/gpu/pack.sh's .device/bin)
+    bin=$(cd "$archive" && pwd)
+  else
+    mkdir -p "$bin" && tar -C "$bin" -xJf "$archive"
+  fi
   stop_mgbd() { [ -n "$mgbd_pid" ] && kill "$mgbd_pid" 2>/dev/null && wait "$mgbd_pid" 2>/dev/null; mgbd_pid=""; }
   trap 'stop_mgbd; [ "${MGB_GPU_MPS:-0}" = 1 ] && CUDA_MPS_PIPE_DIRECTORY=$work/mps/pipe \
         bash -c "echo quit | nvidia-cuda-mps-control" 2>/dev/null; true' EXIT

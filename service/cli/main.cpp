@@ -4,14 +4,9 @@
 #include <cstring>
 #include <string>
 
+#include "batch_command.h"
 #include "commands.h"
-
-// ---- Subcommands provided elsewhere (plugged in by the lead) ---------------------------------
-// `mgb batch` (service/batch/) and `mgb simulate` (service/sim/) declare, outside any namespace:
-//   int RunBatchCommand(int argc, char **argv);
-//   int RunSimulateCommand(int argc, char **argv);
-// To plug one in: declare it here, add its row to kCommands below, and add its library to the
-// `mgb` target in service/CMakeLists.txt.
+#include "simulate_command.h"
 
 namespace {
 
@@ -24,8 +19,9 @@ struct Command {
 constexpr Command kCommands[] = {
     {"status", mgb::cli::RunStatusCommand, "show every GPU's memory, warps, tasks and the queue"},
     {"run", mgb::cli::RunRunCommand, "run an unmodified program as one task on a GPU mgbd picks"},
-    // {"batch", RunBatchCommand, "..."},        <- service/batch/ plugs in here
-    // {"simulate", RunSimulateCommand, "..."},  <- service/sim/ plugs in here
+    {"watch", mgb::cli::RunWatchCommand, "print scheduling events as they happen"},
+    {"batch", RunBatchCommand, "run a list of jobs with N worker slots and record each job"},
+    {"simulate", RunSimulateCommand, "simulate a node running mgbd's scheduler over a job trace"},
 };
 
 void PrintUsage(std::FILE *out) {

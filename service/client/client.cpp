@@ -240,4 +240,28 @@ absl::StatusOr<v1::StatusReply> Client::StatusAt(const std::string &socket_path,
   return reply;
 }
 
+absl::Status Client::WatchAt(const std::string &socket_path,
+                             const std::function<bool(const v1::Event &)> &on_event,
+                             std::chrono::milliseconds connect_timeout) {
+  std::shared_ptr<grpc::Channel> channel;
+  {
+    BlockSignals block;
+    channel = ChannelTo(socket_path);
+    if (absl::Status st = WaitConnected(*channel, socket_path, connect_timeout); !st.ok()) return st;
+  }
+  std::unique_ptr<v1::Scheduler::Stub> stub = v1::Scheduler::NewStub(channel);
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReader<v1::Event>> stream = stub->Watch(&context, v1::WatchRequest());
+  v1::Event event;
+  while (stream->Read(&event)) {
+    if (!on_event(event)) {
+      context.TryCancel();
+      stream->Finish();
+      return absl::OkStatus();
+    }
+  }
+  grpc::Status status = stream->Finish();
+  return status.ok() ? absl::UnavailableError("mgbd ended the event stream") : FromGrpc(status);
+}
+
 }  // namespace mgb

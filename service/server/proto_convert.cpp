@@ -1,5 +1,8 @@
 #include "proto_convert.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 
 namespace mgb::server {
@@ -40,7 +43,11 @@ grpc::Status ToGrpc(const absl::Status &status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-core::Micros DeadlineFromUnixMs(int64_t unix_ms) { return unix_ms <= 0 ? 0 : unix_ms * 1000; }
+core::Micros DeadlineFromUnixMs(int64_t unix_ms) {
+  if (unix_ms <= 0) return 0;
+  constexpr int64_t kLatest = std::numeric_limits<int64_t>::max() / 1000;  // no overflow below
+  return std::min(unix_ms, kLatest) * 1000;
+}
 
 core::TaskRequest FromProto(const v1::TaskBeginRequest &request) {
   core::TaskRequest r;

@@ -1,6 +1,7 @@
 #include "json_fields.h"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -19,6 +20,12 @@ std::string LineAndColumn(const std::string& text, size_t byte) {
     }
   }
   return std::to_string(line) + ":" + std::to_string(column);
+}
+
+std::string Num(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
 }
 
 }  // namespace
@@ -83,15 +90,14 @@ double Field::Number() const {
 
 double Field::NumberAtLeast(double min) const {
   const double v = Number();
-  if (v < min) Fail("must be >= " + std::to_string(min) + ", got " + std::to_string(v));
+  if (v < min) Fail("must be >= " + Num(min) + ", got " + Num(v));
   return v;
 }
 
 double Field::NumberIn(double min, double max) const {
   const double v = Number();
   if (v < min || v > max) {
-    Fail("must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
-         std::to_string(v));
+    Fail("must be in [" + Num(min) + ", " + Num(max) + "], got " + Num(v));
   }
   return v;
 }

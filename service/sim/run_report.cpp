@@ -7,6 +7,16 @@
 namespace mgb::sim {
 namespace {
 
+// Finer than batch's crashed/oom: a rejected job (refused by the core) did not crash.
+const char* OutcomeName(JobOutcome outcome) {
+  switch (outcome) {
+    case JobOutcome::kCompleted: return "completed";
+    case JobOutcome::kOutOfMemory: return "out_of_memory";
+    case JobOutcome::kRejected: return "rejected";
+  }
+  return "unknown";
+}
+
 double Mean(const std::vector<double>& v) {
   return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
@@ -86,6 +96,7 @@ nlohmann::json ReportJson(const SimResult& result, const std::string& label,
     json["jobs"][i]["gpus"] = result.jobs[i].gpus;
     json["jobs"][i]["gpu_wait_s"] = result.jobs[i].gpu_wait_s;
     json["jobs"][i]["solo_s"] = result.jobs[i].solo_s;
+    json["jobs"][i]["outcome"] = OutcomeName(result.jobs[i].outcome);
   }
   return json;
 }

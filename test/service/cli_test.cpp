@@ -52,7 +52,7 @@ TEST_CASE("--help and bad flags: exit codes and messages", "[cli]") {
   CHECK(RunProcess({MGB_CLI, "--help"}).exit_code == 0);
   CHECK(RunProcess({MGB_CLI}).exit_code == 2);
   CHECK(RunProcess({MGB_CLI, "frobnicate"}).exit_code == 2);
-  for (const char *command : {"status", "run"}) {
+  for (const char *command : {"status", "run", "watch"}) {
     auto sub = RunProcess({MGB_CLI, command, "--help"});
     CHECK(sub.exit_code == 0);
     CHECK_THAT(sub.out, Catch::Contains(std::string("mgb ") + command));
@@ -153,6 +153,18 @@ TEST_CASE("mgb run: the program sees its GPU, its exit status comes back, the GP
   REQUIRE(s.ok());
   CHECK(s->gpus(0).memory_reserved() == 0);
   CHECK(s->gpus(1).memory_reserved() == 0);
+}
+
+TEST_CASE("mgb watch prints the events of a run", "[cli]") {
+  MgbdProcess mgbd;
+  ProcessResult watch;
+  std::thread watcher([&] { watch = RunProcess({MGB_CLI, "watch", "--count", "2", "--socket", mgbd.socket}); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the watch stream is open
+  CHECK(RunProcess({MGB_CLI, "run", "--mem", "1G", "--socket", mgbd.socket, "--", "true"}).exit_code == 0);
+  watcher.join();
+  CHECK(watch.exit_code == 0);
+  CHECK_THAT(watch.out, Catch::Contains("session-opened") && Catch::Contains("task-placed") &&
+                            Catch::Contains("1.00 GiB"));
 }
 
 TEST_CASE("mgb run forwards SIGTERM to the program and releases its GPU", "[cli]") {

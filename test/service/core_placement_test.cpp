@@ -21,6 +21,18 @@ TEST_CASE("mgb policy: a grid wider than the GPU counts as the GPU's warp capaci
   CHECK(c.s->Status().gpus[0].warps_in_use == 128);
 }
 
+TEST_CASE("huge grids saturate instead of wrapping", "[core][policy]") {
+  // mgb: capped at 2 SMs x 64 warps; mgb-sm: one wave of 32 one-warp blocks per SM.
+  for (auto [policy, warps] : {std::pair<const char *, uint64_t>{"mgb", 128}, {"mgb-sm", 64}}) {
+    Core c(Gpus(1, 16 * kGB, 2), policy);
+    core::TaskRequest r = Request(kGB);
+    r.shape.grid = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
+    INFO(policy);
+    CHECK(c.Begin(c.Open(), r).gpu == 0);
+    CHECK(c.s->Status().gpus[0].warps_in_use == warps);  // the whole GPU, not a wrapped count
+  }
+}
+
 TEST_CASE("memory policy: the GPU with the most available memory", "[core][policy]") {
   Core c(Gpus(3, 16 * kGB), "memory");
   const auto s = c.Open();

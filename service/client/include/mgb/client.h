@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 
 namespace mgb::v1 {
 class StatusReply;
+class Event;
 }
 
 namespace mgb {
@@ -78,6 +80,13 @@ class Client {
   static absl::StatusOr<v1::StatusReply> StatusAt(const std::string &socket_path,
                                                   std::chrono::milliseconds timeout =
                                                       std::chrono::milliseconds(2000));
+
+  // For tools: streams mgbd's scheduling events to on_event until it returns false (OK) or the
+  // stream breaks (UNAVAILABLE). No session is opened.
+  static absl::Status WatchAt(const std::string &socket_path,
+                              const std::function<bool(const v1::Event &)> &on_event,
+                              std::chrono::milliseconds connect_timeout =
+                                  std::chrono::milliseconds(2000));
 
   Client(const Client &) = delete;
   Client &operator=(const Client &) = delete;

@@ -27,9 +27,15 @@ struct GpuSpec {
   uint64_t warp_capacity() const { return uint64_t{sms} * sm.max_warps; }
 };
 
+// Products saturate instead of wrapping: a grid of 2^32 x 2^32 x 2^32 blocks must not count as few.
+inline uint64_t SaturatingMul(uint64_t a, uint64_t b) {
+  uint64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
+}
+
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
-  uint64_t count() const { return uint64_t{x} * y * z; }
+  uint64_t count() const { return SaturatingMul(uint64_t{x} * y, z); }
 };
 
 struct LaunchShape {
@@ -42,7 +48,7 @@ struct LaunchShape {
   uint64_t warps_per_block() const { return (threads_per_block() + 31) / 32; }
   uint64_t blocks() const { return grid.count(); }
   // The paper's warp count: ceil(threads per block / 32) x blocks (callers cap it per GPU).
-  uint64_t warps() const { return warps_per_block() * blocks(); }
+  uint64_t warps() const { return SaturatingMul(warps_per_block(), blocks()); }
 };
 
 }  // namespace mgb::core

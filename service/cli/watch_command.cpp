@@ -1,0 +1,43 @@
+// mgb watch [--count N] [--socket PATH]: mgbd's scheduling events as they happen, one per line.
+#include <cctype>
+#include <cstdio>
+#include <string>
+
+#include "byte_size.h"
+#include "commands.h"
+#include "flags.h"
+#include "mgb.pb.h"
+#include "mgb/client.h"
+
+namespace mgb::cli {
+
+int RunWatchCommand(int argc, char **argv) {
+  std::string socket = SocketFromEnvironment();
+  int64_t count = 0;
+  FlagParser flags(argv[0], "mgb watch [--count N] [--socket PATH]\n\n"
+                            "Prints mgbd's scheduling events (sessions, tasks queued, placed, grown,\n"
+                            "ended, cancelled) as they happen, one line each.");
+  flags.Int("count", &count, "stop after N events (default: run until interrupted)");
+  flags.String("socket", &socket, "mgbd's socket (default: $MGB_SOCKET or /tmp/mgbd.sock)");
+  if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;
+  if (count < 0) return flags.Fail("--count must be >= 0");
+  int64_t seen = 0;
+  absl::Status status = Client::WatchAt(socket, [&](const v1::Event &e) {
+    std::string kind = v1::Event::Kind_Name(e.kind());
+    for (char &c : kind) c = c == '_' ? '-' : static_cast<char>(std::tolower(c));
+    std::printf("%lld %-15s session %s pid %lld task %llu gpu %d memory %s warps %llu\n",
+                static_cast<long long>(e.unix_ms()), kind.c_str(), e.session_id().c_str(),
+                static_cast<long long>(e.pid()), static_cast<unsigned long long>(e.task_id()),
+                e.gpu_index(), FormatBytes(e.memory_bytes()).c_str(),
+                static_cast<unsigned long long>(e.warps()));
+    std::fflush(stdout);
+    return count == 0 || ++seen < count;
+  });
+  if (!status.ok()) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], std::string(status.message()).c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace mgb::cli
