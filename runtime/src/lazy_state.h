@@ -72,6 +72,10 @@ struct LazyHandle {
   unsigned int flags = 0;
   std::map<int, void *> real;  // device -> cudaStream_t / cudaEvent_t
   int last_recorded_device = -1;  // events: where the latest record happened
+  // events: recorded (with this stream) before the recording thread had a GPU from mgbd; the record
+  // is made when the thread's next task is placed (see Runtime::EventRecord).
+  bool pending = false;
+  cudaStream_t pending_stream = nullptr;
 };
 
 // A real device allocation libmgb made (guarded, or a bound stand-in's memory).

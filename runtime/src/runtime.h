@@ -109,6 +109,8 @@ class Runtime {
   struct ThreadState {
     std::vector<uint64_t> stack;  // static tasks begun on this thread, innermost last
     uint64_t last_prepared = 0;   // the lazy task of this thread's latest prepared launch
+    int placed_device = -1;       // the GPU mgbd last gave this thread (-1: none yet)
+    std::vector<cudaEvent_t> pending_records;  // stand-in events recorded before that
   };
   struct Resolved {
     LazyObject *object = nullptr;
@@ -159,6 +161,9 @@ class Runtime {
   // The real stream for `stream` (maybe a stand-in) on `device`.
   cudaStream_t StreamOn(cudaStream_t stream, int device);
   std::optional<cudaEvent_t> RecordedEvent(cudaEvent_t event);
+  cudaError_t RecordOn(cudaEvent_t event, cudaStream_t stream, int device);
+  // The thread got `device` from mgbd: deferred event records happen there now.
+  void PlacedOn(int device);
   int CurrentDevice();
 
   const uint64_t id_;  // keys this runtime's per-thread state (an address could be reused)

@@ -158,6 +158,7 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
   }
   cudaError_t replayed = Materialize(target, fresh, ops);
   if (error == cudaSuccess) error = replayed;
+  if (device >= 0) PlacedOn(device);
   if (target != 0) Thread().last_prepared = target;
   return error;
 }

@@ -138,11 +138,19 @@ cudaError_t Runtime::StreamQuery(cudaStream_t stream) {
                      [&](void *real) { return api_.StreamQuery(static_cast<cudaStream_t>(real)); });
 }
 
-// A stand-in event's latest record (nullopt: never recorded, which CUDA treats as complete).
+// A stand-in event's latest record (nullopt: never recorded, which CUDA treats as complete). A
+// deferred record is made on the current device first: the program is about to wait on it.
 std::optional<cudaEvent_t> Runtime::RecordedEvent(cudaEvent_t event) {
   if (!IsStandIn(event)) return event;
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   LazyHandle *handle = HandleLocked(event);
+  if (handle != nullptr && handle->pending) {
+    cudaStream_t stream = handle->pending_stream;
+    lock.unlock();
+    RecordOn(event, stream, CurrentDevice());
+    lock.lock();
+    handle = HandleLocked(event);
+  }
   if (handle == nullptr || handle->last_recorded_device < 0) return std::nullopt;
   return static_cast<cudaEvent_t>(handle->real[handle->last_recorded_device]);
 }
@@ -153,15 +161,52 @@ cudaError_t Runtime::StreamWaitEvent(cudaStream_t stream, cudaEvent_t event, uns
   return api_.StreamWaitEvent(RealStream(stream), *recorded, flags);
 }
 
+// A thread that has not been given a GPU yet records on a GPU its work will not run on (the usual
+// `start timer; launch; stop timer` around the first lazy launch), and cudaEventElapsedTime then
+// fails across devices. So such a record waits until mgbd places the thread's next task: no work
+// of this thread runs in between, so the measured interval is the same.
 cudaError_t Runtime::EventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (!IsStandIn(event)) return api_.EventRecord(event, RealStream(stream));
-  int device = CurrentDevice();
+  ThreadState &thread = Thread();
+  if (thread.placed_device < 0 && CurrentTaskId() == 0) {
+    std::lock_guard lock(mu_);
+    LazyHandle *handle = HandleLocked(event);
+    if (handle == nullptr || !handle->is_event) return cudaErrorInvalidResourceHandle;
+    if (!handle->pending) thread.pending_records.push_back(event);
+    handle->pending = true;
+    handle->pending_stream = stream;
+    return cudaSuccess;
+  }
+  return RecordOn(event, stream, CurrentDevice());
+}
+
+cudaError_t Runtime::RecordOn(cudaEvent_t event, cudaStream_t stream, int device) {
   auto real = static_cast<cudaEvent_t>(RealHandle(event, device));
   {
     std::lock_guard lock(mu_);
-    if (LazyHandle *handle = HandleLocked(event)) handle->last_recorded_device = device;
+    if (LazyHandle *handle = HandleLocked(event)) {
+      handle->last_recorded_device = device;
+      handle->pending = false;
+    }
   }
   return api_.EventRecord(real, StreamOn(stream, device));
+}
+
+void Runtime::PlacedOn(int device) {
+  ThreadState &thread = Thread();
+  thread.placed_device = device;
+  std::vector<cudaEvent_t> pending;
+  pending.swap(thread.pending_records);
+  for (cudaEvent_t event : pending) {
+    cudaStream_t stream;
+    {
+      std::lock_guard lock(mu_);
+      LazyHandle *handle = HandleLocked(event);
+      if (handle == nullptr || !handle->pending) continue;  // destroyed, or recorded since
+      stream = handle->pending_stream;
+    }
+    RecordOn(event, stream, device);
+  }
 }
 
 cudaError_t Runtime::EventSynchronize(cudaEvent_t event) {

@@ -89,6 +89,7 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
   }
   api_.SetDevice(device);
   PrepareDevice(device);
+  if (!lazy) PlacedOn(device);  // a lazy task's launch does it after replaying (runtime_lazy.cpp)
   auto task = std::make_unique<Task>();
   task->id = placed->task_id;
   task->device = device;

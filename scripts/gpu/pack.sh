@@ -12,7 +12,6 @@ build=${1:-build}
 out=.device
 rm -rf "$out"
 mkdir -p "$out"/{bin,lib,wl,patterns,jobs}
-grep -qxF "/$out/" .git/info/exclude 2>/dev/null || echo "/$out/" >> .git/info/exclude
 
 need() { [ -x "$1" ] || { echo "pack: $1 is not built (build $build first)" >&2; exit 1; }; echo "$1"; }
 programs=(

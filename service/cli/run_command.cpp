@@ -30,8 +30,11 @@ std::vector<std::string> ChildEnvironment(const Placement &p, const SessionDetai
       {"CUDA_VISIBLE_DEVICES", p.gpu_uuid.empty() ? std::to_string(p.gpu_index) : p.gpu_uuid}};
   if (!session.mps_pipe_directory.empty()) {
     set.emplace_back("CUDA_MPS_PIPE_DIRECTORY", session.mps_pipe_directory);
-    // A per-client cap the MPS server enforces: the program cannot take more than its grant.
-    const uint64_t mib = (granted_bytes + (1 << 20) - 1) >> 20;
+    // A per-client cap the MPS server enforces: the program cannot take more than its grant plus
+    // its CUDA context, which mgbd charges separately (the cap counts both: measured on H200, a
+    // cap of exactly the grant refused a 100 GiB program its 100 GiB).
+    const uint64_t capped = granted_bytes + session.context_reserve_bytes;
+    const uint64_t mib = (capped + (1 << 20) - 1) >> 20;
     set.emplace_back("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=" + std::to_string(mib) + "M");
   }
   std::vector<std::string> env;

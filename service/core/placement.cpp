@@ -2,6 +2,7 @@
 // (ChooseReservation), and Algorithm 2's per-SM thread-block emulation (FitSms).
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "mgb/core/scheduler.h"
@@ -139,10 +140,34 @@ uint32_t Room(const SmLimits &lim, uint32_t blocks, uint32_t warps, uint32_t reg
   return room;
 }
 
+// An upper bound on the blocks of this cost the whole GPU can still take: Room over the summed
+// use of all SMs (each SM's use is within its limits, so per-resource sums bound per-SM sums).
+uint64_t RoomByTotals(const GpuSpec &spec, uint64_t blocks, uint64_t warps, uint64_t registers,
+                      uint64_t shared, const BlockCost &c) {
+  const uint64_t sms = spec.sms;
+  auto left = [](uint64_t limit, uint64_t used) { return limit > used ? limit - used : 0; };
+  uint64_t room = left(sms * spec.sm.max_blocks, blocks);
+  room = std::min(room, left(sms * spec.sm.max_warps, warps) / c.warps);
+  if (c.registers > 0) room = std::min(room, left(sms * spec.sm.registers, registers) / c.registers);
+  if (c.shared_bytes > 0) room = std::min(room, left(sms * spec.sm.shared_bytes, shared) / c.shared_bytes);
+  return room;
+}
+
 }  // namespace
 
 uint32_t Scheduler::BlocksPerEmptySm(const GpuSpec &spec, const LaunchShape &shape) {
   return Room(spec.sm, 0, 0, 0, 0, CostOf(shape));
+}
+
+uint64_t Scheduler::MinWarps(const LaunchShape &shape) const {
+  uint64_t fewest = std::numeric_limits<uint64_t>::max();
+  for (const GpuState &g : gpus_) {
+    const uint32_t per_sm = BlocksPerEmptySm(g.spec, shape);
+    if (per_sm == 0) continue;
+    const uint64_t want = std::min<uint64_t>(shape.blocks(), uint64_t{per_sm} * g.spec.sms);
+    fewest = std::min(fewest, want * CostOf(shape).warps);  // as FitSms counts them
+  }
+  return fewest;
 }
 
 std::optional<std::vector<uint16_t>> Scheduler::FitSms(const GpuState &g,
@@ -152,9 +177,15 @@ std::optional<std::vector<uint16_t>> Scheduler::FitSms(const GpuState &g,
   if (per_sm == 0) return std::nullopt;
   const uint64_t sms = g.spec.sms;
   const uint64_t want = std::min<uint64_t>(shape.blocks(), per_sm * sms);
-  // Cheap necessary condition before the per-SM walk: enough warps left on the whole GPU.
+  // Cheap necessary conditions before the per-SM walk: enough warps left on the whole GPU, and
+  // enough room by the GPU's totals (a sum of per-SM rooms is at most the room of the sums).
   if (g.warps + want * cost.warps > g.spec.warp_capacity()) return std::nullopt;
-  std::vector<uint32_t> room(sms);
+  const SmTotal &used = g.sm_total;
+  if (RoomByTotals(g.spec, used.blocks, used.warps, used.registers, used.shared_bytes, cost) < want) {
+    return std::nullopt;
+  }
+  std::vector<uint32_t> &room = room_scratch_;
+  room.assign(sms, 0);
   uint64_t total = 0;
   for (uint64_t i = 0; i < sms; ++i) {
     const SmUse &u = g.sm_use[i];

@@ -3,7 +3,6 @@
 #include "mgb/core/scheduler.h"
 
 #include <algorithm>
-#include <bit>
 #include <iterator>
 #include <limits>
 #include <utility>
@@ -237,6 +236,10 @@ void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
       g.sm_use[sm].shared_bytes += n * t.shape.shared_bytes_per_block;
       blocks += n;
     }
+    g.sm_total.blocks += blocks;
+    g.sm_total.warps += blocks * wpb;
+    g.sm_total.registers += blocks * rpb;
+    g.sm_total.shared_bytes += blocks * t.shape.shared_bytes_per_block;
     g.next_sm = static_cast<uint32_t>((g.next_sm + blocks) % g.spec.sms);
     t.warps = blocks * wpb;
     t.sm_blocks = std::move(fit.sm_blocks);
@@ -253,6 +256,13 @@ void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
     s.pinned_gpu = fit.gpu;
     ++g.pinned_sessions;
     cg_next_ = static_cast<uint32_t>((fit.gpu + 1) % gpus_.size());
+    // The session's other waiting tasks can now go only to its GPU: move them to that queue.
+    for (TaskId other : s.tasks) {
+      const Task &o = tasks_.at(other);
+      if (o.queue_seq != 0 && waiting_index_.Remove(o.queue_seq)) {
+        waiting_pinned_.emplace(o.queue_seq, other);
+      }
+    }
   }
   ++decisions_;
   Emit(TaskEvent(EventKind::kTaskPlaced, id, t, now));
@@ -267,26 +277,37 @@ void Scheduler::Release(Task &t) {
   if (!t.sm_blocks.empty()) {
     const uint32_t wpb = static_cast<uint32_t>(t.shape.warps_per_block());
     const uint32_t rpb = t.shape.registers_per_thread * static_cast<uint32_t>(t.shape.threads_per_block());
+    uint64_t blocks = 0;
     for (size_t sm = 0; sm < t.sm_blocks.size(); ++sm) {
       const uint32_t n = t.sm_blocks[sm];
       g.sm_use[sm].blocks -= n;
       g.sm_use[sm].warps -= n * wpb;
       g.sm_use[sm].registers -= n * rpb;
       g.sm_use[sm].shared_bytes -= n * t.shape.shared_bytes_per_block;
+      blocks += n;
     }
+    g.sm_total.blocks -= blocks;
+    g.sm_total.warps -= blocks * wpb;
+    g.sm_total.registers -= blocks * rpb;
+    g.sm_total.shared_bytes -= blocks * t.shape.shared_bytes_per_block;
   }
 }
 
 void Scheduler::Enqueue(TaskId id, Task &t) {
   t.queue_seq = next_seq_++;
   waiting_.emplace(t.queue_seq, id);
-  waiting_by_size_[std::bit_width(t.memory)].emplace(t.queue_seq, id);
+  if (sessions_.at(t.session).pinned_gpu >= 0) {
+    waiting_pinned_.emplace(t.queue_seq, id);
+  } else {
+    if (options_.policy.kind == PolicyKind::kMgbSm) t.min_warps = MinWarps(t.shape);
+    waiting_index_.Add(t.queue_seq, id, {t.memory, t.min_warps});
+  }
   if (t.deadline != 0) deadlines_.emplace(t.deadline, id);
 }
 
 void Scheduler::Dequeue(TaskId id, Task &t) {
   waiting_.erase(t.queue_seq);
-  waiting_by_size_[std::bit_width(t.memory)].erase(t.queue_seq);
+  if (waiting_pinned_.erase(t.queue_seq) == 0) waiting_index_.Remove(t.queue_seq);
   if (t.deadline != 0) deadlines_.erase({t.deadline, id});
   t.queue_seq = 0;
 }
@@ -469,50 +490,52 @@ void Scheduler::RetryWaiting(Micros now) {
     break;
   }
   if (head_gpu_ < 0 || gpus_.size() == 1) return;
-  // Backfilling on the other GPUs, FIFO among the tasks that could fit there.
-  const bool memory_blind = options_.policy.kind == PolicyKind::kCoreToGpu;
-  // The largest free space of an unreserved GPU; it only shrinks, and only when we place.
-  auto largest_free = [&] {
-    uint64_t limit = memory_blind ? std::numeric_limits<uint64_t>::max() : 0;
-    for (size_t g = 0; g < gpus_.size() && !memory_blind; ++g) {
-      if (!excluded[g]) limit = std::max(limit, Available(gpus_[g]));
-    }
-    return limit;
-  };
-  uint64_t limit = largest_free();
-  uint64_t last = head_seq;
-  while (true) {
-    bool found = false;
-    auto it = NextCandidate(last, limit, found);
-    if (!found) return;
-    last = it->first;
-    const TaskId id = it->second;
-    Task &t = tasks_.at(id);
-    if (t.memory > limit) continue;
+  // Backfilling on the other GPUs, FIFO among the tasks that could fit there. Placing only
+  // shrinks the room, so a task skipped (or refused) once stays unplaceable during this pass.
+  OpenRoom room = RoomForUnpinned(excluded);
+  WaitingIndex::Entry next{head_seq, 0};
+  while (NextCandidate(next.seq, room, next)) {
+    Task &t = tasks_.at(next.id);
     Fit fit = Choose(sessions_.at(t.session), t, excluded);
     if (fit.gpu >= 0) {
-      Place(id, t, std::move(fit), now);
-      limit = largest_free();
+      Place(next.id, t, std::move(fit), now);
+      room = RoomForUnpinned(excluded);
     }
   }
 }
 
-std::map<uint64_t, TaskId>::const_iterator Scheduler::NextCandidate(uint64_t after_seq,
-                                                                    uint64_t limit,
-                                                                    bool &found) const {
-  std::map<uint64_t, TaskId>::const_iterator best;
-  found = false;
-  // Class b holds sizes in [2^(b-1), 2^b); it can fit only if its smallest size fits.
-  for (size_t b = 0; b < waiting_by_size_.size(); ++b) {
-    if (b > 1 && (uint64_t{1} << (b - 1)) > limit) break;
-    auto it = waiting_by_size_[b].upper_bound(after_seq);
-    if (it == waiting_by_size_[b].end()) continue;
-    if (!found || it->first < best->first) {
-      best = it;
-      found = true;
-    }
+bool Scheduler::NextCandidate(uint64_t after_seq, const OpenRoom &room,
+                              WaitingIndex::Entry &next) const {
+  std::optional<WaitingIndex::Entry> unpinned;
+  if (room.open) unpinned = waiting_index_.FirstAfter(after_seq, room.limits);
+  auto pinned = waiting_pinned_.upper_bound(after_seq);
+  if (pinned != waiting_pinned_.end() && (!unpinned || pinned->first < unpinned->seq)) {
+    next = WaitingIndex::Entry{pinned->first, pinned->second};
+    return true;
   }
-  return best;
+  if (!unpinned) return false;
+  next = *unpinned;
+  return true;
+}
+
+Scheduler::OpenRoom Scheduler::RoomForUnpinned(const std::vector<bool> &excluded) const {
+  const PolicyKind kind = options_.policy.kind;
+  OpenRoom room;
+  for (int g = 0; g < gpu_count(); ++g) {
+    const GpuState &gpu = gpus_[g];
+    if (excluded[g]) continue;
+    if (kind == PolicyKind::kSingle && gpu.pinned_sessions > 0) continue;
+    if (kind == PolicyKind::kCoreToGpu && gpu.pinned_sessions >= options_.policy.sessions_per_gpu) {
+      continue;
+    }
+    room.open = true;
+    room.limits[0] = std::max(room.limits[0], Available(gpu));
+    room.limits[1] = std::max(room.limits[1], SaturatingSub(gpu.spec.warp_capacity(), gpu.warps));
+  }
+  constexpr uint64_t kAny = std::numeric_limits<uint64_t>::max();
+  if (kind == PolicyKind::kCoreToGpu) room.limits[0] = kAny;  // memory-blind
+  if (kind != PolicyKind::kMgbSm) room.limits[1] = kAny;      // only mgb-sm counts warps as hard
+  return room;
 }
 
 void Scheduler::RetryGrows(Micros now) {

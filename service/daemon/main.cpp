@@ -27,7 +27,7 @@ int main(int argc, char **argv) {
   flags.String("mps-dir", &options.mps_directory,
                "directory for MPS pipe/ and log/ (default /tmp/mgb-mps)");
   flags.Size("context-reserve", &options.context_reserve_bytes,
-             "memory charged per process per GPU for its CUDA context (default 520M)");
+             "memory charged per process per GPU for its CUDA context (default 528M)");
   flags.Int("verbose", &verbosity, "1: log one line per scheduling decision to stderr");
   if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;
   if (options.socket_path.empty()) return flags.Fail("--socket PATH is required");

@@ -31,7 +31,7 @@ Node:
     --sms N                SMs per GPU (default 132)
   --gpu-config FILE        the GPUs from an mgbd --gpus JSON file instead
   --context-reserve SIZE   CUDA context per process per GPU, charged by the core and really
-                           held on the simulated GPU (default 520MiB, measured on H200)
+                           held on the simulated GPU (default 528MiB, measured on H200)
 Scheduling:
   --policy LIST            comma-separated policies, each run on the same trace: mgb, mgb-sm,
                            single, cg:N, memory (default mgb,single: throughput vs single)

@@ -302,6 +302,7 @@ cudaError_t FakeCudaApi::EventElapsedTime(float *ms, cudaEvent_t start, cudaEven
   Log("EventElapsedTime", start);
   std::lock_guard lock(mu_);
   if (!events_.count(start) || !events_.count(end)) return cudaErrorInvalidResourceHandle;
+  if (events_[start] != events_[end]) return cudaErrorInvalidResourceHandle;  // as CUDA does
   *ms = 1.5f;
   return cudaSuccess;
 }

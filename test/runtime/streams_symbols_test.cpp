@@ -93,6 +93,46 @@ TEST_CASE("events are stand-ins recorded on the current GPU", "[runtime][streams
   CHECK(rt.EventDestroy(start) == cudaErrorInvalidResourceHandle);
 }
 
+TEST_CASE("a timer started before the first lazy launch measures on the GPU it lands on",
+          "[runtime][streams]") {
+  // GPU 0 cannot hold the object, so the launch lands on GPU 1 while the thread's current device
+  // is still 0 when the program records its start event.
+  MgbdProcess mgbd({16 * kMiB, 1024 * kMiB});
+  ManagedRuntime m(mgbd);
+  auto &rt = *m.runtime;
+  cudaEvent_t start, stop;
+  rt.EventCreate(&start, 0);
+  rt.EventCreate(&stop, 0);
+  float *a;
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&a), 64 * kMiB) == cudaSuccess);
+  REQUIRE(rt.EventRecord(start, nullptr) == cudaSuccess);
+  CHECK(m.fake.CallsNamed("EventRecord").empty());  // deferred: no GPU chosen yet
+  REQUIRE(rt.LaunchPrepare(kWide, kBlock, nullptr, "timed", 1,
+                           std::vector<const void *>{&a}.data(),
+                           std::vector<size_t>{sizeof a}.data()) == cudaSuccess);
+  CHECK(m.fake.CallsNamed("EventRecord").size() == 1);  // made on the chosen GPU
+  REQUIRE(rt.EventRecord(stop, nullptr) == cudaSuccess);
+  REQUIRE(rt.EventSynchronize(stop) == cudaSuccess);
+  float ms = 0;
+  CHECK(rt.EventElapsedTime(&ms, start, stop) == cudaSuccess);  // the fake refuses two GPUs
+  CHECK(ms == 1.5f);
+  rt.Free(a);
+}
+
+TEST_CASE("an event waited on before any placement is recorded where the thread is",
+          "[runtime][streams]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  cudaEvent_t event;
+  rt.EventCreate(&event, 0);
+  REQUIRE(rt.EventRecord(event, nullptr) == cudaSuccess);
+  CHECK(m.fake.CallsNamed("EventRecord").empty());
+  CHECK(rt.EventSynchronize(event) == cudaSuccess);
+  CHECK(m.fake.CallsNamed("EventRecord").size() == 1);
+  CHECK(rt.EventDestroy(event) == cudaSuccess);
+}
+
 TEST_CASE("symbol data written outside a task reaches every GPU a task lands on",
           "[runtime][symbols]") {
   MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});

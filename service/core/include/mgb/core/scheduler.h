@@ -18,10 +18,10 @@
 //   4. With deadlines, call ExpireDeadlines(now) at NextDeadline() (or at least before reading
 //      results); expired waiters get kTaskCancelled with reason kDeadline.
 // Costs: a decision is O(GPUs) (mgb-sm: O(GPUs x SMs)). After a release the queue is retried in
-// FIFO order up to the first task that still cannot be placed (the head); backfilling then visits
-// only waiting tasks whose size class fits the largest free space of an unreserved GPU, so a long
-// queue of tasks too big for the free space is not walked on every event (cg:N, memory-blind,
-// walks it).
+// FIFO order up to the first task that still cannot be placed (the head); backfilling then visits,
+// through WaitingIndex, only waiting tasks whose memory fits the largest free space of a GPU open
+// to them (single: a free GPU; cg:N: one with a free slot) and, under mgb-sm, whose warps fit the
+// most free warps of one: a long queue that cannot fit anywhere is not walked on every event.
 //
 // Fairness rule (docs/service.md): the queue is FIFO. The oldest waiting task that cannot be placed
 // reserves one GPU (sticky: chosen once, the one with most available memory among those whose
@@ -46,6 +46,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "mgb/core/gpu.h"
+#include "mgb/core/waiting_index.h"
 
 namespace mgb::core {
 
@@ -55,7 +56,7 @@ using Micros = int64_t;  // the caller's time line; 0 in a deadline means "none"
 
 inline constexpr uint64_t kMiB = uint64_t{1} << 20;
 // CUDA context cost per process per H200 measured with nvidia-smi, with and without MPS.
-inline constexpr uint64_t kDefaultContextReserve = 520 * kMiB;
+inline constexpr uint64_t kDefaultContextReserve = 528 * kMiB;  // measured 524-526 MiB per process on H200 (docs/service.md)
 
 enum class PolicyKind {
   kMgb,        // Algorithm 3: enough memory, then fewest warps in use
@@ -200,6 +201,9 @@ class Scheduler {
   struct SmUse {
     uint32_t blocks = 0, warps = 0, registers = 0, shared_bytes = 0;
   };
+  struct SmTotal {
+    uint64_t blocks = 0, warps = 0, registers = 0, shared_bytes = 0;
+  };
   struct GpuState {
     GpuSpec spec;
     uint64_t reserved = 0;        // sum of task reservations
@@ -212,6 +216,7 @@ class Scheduler {
     uint32_t pinned_sessions = 0;  // single / cg:N
     std::vector<SmUse> sm_use;     // mgb-sm only
     uint32_t next_sm = 0;          // mgb-sm round robin start
+    SmTotal sm_total;              // mgb-sm: sm_use summed (an O(1) bound on the room left)
   };
   enum class ContextState : uint8_t { kNone, kCharged, kConfirmed };
   struct Session {
@@ -233,6 +238,7 @@ class Scheduler {
     Micros deadline = 0;
     uint64_t queue_seq = 0;
     int reserved_gpu = -1;  // sticky reservation while it is the blocked queue head
+    uint64_t min_warps = 0;  // mgb-sm: the fewest warps it needs free on any GPU (0 otherwise)
     std::vector<uint16_t> sm_blocks;  // mgb-sm: blocks placed per SM
     uint64_t grow_extra = 0;          // > 0 while a grow waits
     Micros grow_deadline = 0;
@@ -259,6 +265,14 @@ class Scheduler {
   std::optional<std::vector<uint16_t>> FitSms(const GpuState &g, const LaunchShape &shape) const;
   static uint32_t BlocksPerEmptySm(const GpuSpec &spec, const LaunchShape &shape);
   int ChooseReservation(const Task &t) const;
+  // Backfilling bound for tasks of sessions without a GPU of their own: the most memory and warps
+  // one GPU not excluded and open to them has free ({0, 0} and open == false if there is none).
+  struct OpenRoom {
+    bool open = false;
+    WaitingIndex::Keys limits{};
+  };
+  OpenRoom RoomForUnpinned(const std::vector<bool> &excluded) const;
+  uint64_t MinWarps(const LaunchShape &shape) const;
 
   void Place(TaskId id, Task &t, Fit fit, Micros now);
   void Release(Task &t);
@@ -269,9 +283,9 @@ class Scheduler {
   void RetryWaiting(Micros now);
   void RetryGrows(Micros now);
   void ApplyGrow(TaskId id, Task &t, uint64_t extra, Micros now);
-  // The oldest waiting task after `after_seq` whose memory class could fit in `limit` bytes.
-  std::map<uint64_t, TaskId>::const_iterator NextCandidate(uint64_t after_seq, uint64_t limit,
-                                                           bool &found) const;
+  // The oldest waiting task after `after_seq` that may fit (pinned sessions' tasks always
+  // qualify, their Choose is O(1)); false when none.
+  bool NextCandidate(uint64_t after_seq, const OpenRoom &room, WaitingIndex::Entry &next) const;
   void Emit(Event event);
   Event TaskEvent(EventKind kind, TaskId id, const Task &t, Micros now) const;
 
@@ -281,9 +295,11 @@ class Scheduler {
   std::unordered_map<SessionId, Session> sessions_;
   std::unordered_map<TaskId, Task> tasks_;   // running and waiting
   std::map<uint64_t, TaskId> waiting_;        // FIFO by queue_seq
-  // waiting_ split by memory size class (bit width of memory_bytes): backfilling visits, in FIFO
-  // order, only classes that can fit the largest free space instead of the whole queue.
-  std::array<std::map<uint64_t, TaskId>, 65> waiting_by_size_;
+  // waiting_ split in two for backfilling: tasks of sessions that own a GPU (single / cg:N) go
+  // only there, FIFO; the others are indexed by memory and (mgb-sm) warps.
+  std::map<uint64_t, TaskId> waiting_pinned_;
+  WaitingIndex waiting_index_;
+  mutable std::vector<uint32_t> room_scratch_;  // FitSms: room per SM, reused (no allocation)
   std::map<uint64_t, TaskId> growing_;        // pending grows, FIFO
   std::set<std::pair<Micros, TaskId>> deadlines_;       // waiting TaskBegins
   std::set<std::pair<Micros, TaskId>> grow_deadlines_;  // pending grows
