@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -64,6 +65,7 @@ struct LazyObject {
   void *real = nullptr;         // when bound
   std::vector<std::shared_ptr<LazyOp>> ops;  // pending ops touching it, in seq order
   int readers = 0;              // pending ops of other objects that read it
+  std::thread::id owner;        // the thread that allocated it
 };
 
 // A stand-in stream or event: one real handle per device, created where it is first used.

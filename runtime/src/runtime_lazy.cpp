@@ -30,6 +30,7 @@ LazyObject *Runtime::NewObjectLocked(size_t bytes) {
   object->base = base;
   object->size = bytes;
   object->seq = next_seq_++;
+  object->owner = std::this_thread::get_id();
   LazyObject *raw = object.get();
   objects_[base] = std::move(object);
   return raw;
@@ -105,6 +106,18 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
     }
     named.push_back(resolved.object);
     work.push_back(resolved.object);
+  }
+  // Every other object this thread allocated and has not bound yet joins too. Programs allocate
+  // their buffers up front and touch them over several launches; binding them one launch at a time
+  // would grow the task in steps, and two such tasks on one GPU, each holding part of its memory
+  // while waiting to grow, can wait for each other forever (seen on H200: two 70-90 GB jobs).
+  if (!named.empty()) {
+    for (auto &[base, object] : objects_) {
+      if (object->state == ObjectState::kUnbound && !object->freed &&
+          object->owner == std::this_thread::get_id() && seen.insert(object.get()).second) {
+        work.push_back(object.get());
+      }
+    }
   }
   while (!work.empty()) {
     LazyObject *object = work.back();

@@ -73,11 +73,18 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
     return 0;
   }
   int device = static_cast<int>(placed->gpu_index);
-  if (!placed->pci_bus_id.empty() &&
-      api_.DeviceGetByPCIBusId(&device, placed->pci_bus_id.c_str()) != cudaSuccess) {
+  cudaError_t found = placed->pci_bus_id.empty()
+                          ? cudaSuccess
+                          : api_.DeviceGetByPCIBusId(&device, placed->pci_bus_id.c_str());
+  if (found != cudaSuccess) {
     (void)client->TaskEnd(placed->task_id);
+    // cudaErrorInvalidDevice: hidden by CUDA_VISIBLE_DEVICES; anything else: CUDA itself failed
+    // (e.g. an MPS server put in a fault state by another client).
     session_.Fail("task at " + site + ": mgbd placed it on PCI " + placed->pci_bus_id +
-                  ", which CUDA does not see (CUDA_VISIBLE_DEVICES?)");
+                  ", which CUDA cannot open (cudaDeviceGetByPCIBusId: error " +
+                  std::to_string(static_cast<int>(found)) +
+                  (found == cudaErrorInvalidDevice ? ", hidden by CUDA_VISIBLE_DEVICES?" : "") +
+                  ")");
     return 0;
   }
   int count = 0;

@@ -3,6 +3,8 @@
 #include <numeric>
 #include <vector>
 
+#include <thread>
+
 #include <catch2/catch.hpp>
 
 #include "runtime_fixture.h"
@@ -181,10 +183,11 @@ TEST_CASE("a launch using stand-ins of two GPUs moves them to one (peer copy)",
   auto &rt = *m.runtime;
   int *a, *b;
   rt.Malloc(reinterpret_cast<void **>(&a), sizeof(int));
+  REQUIRE(Prepare(rt, nullptr, kWide, {&a}, {sizeof a}) == cudaSuccess);
+  // Allocated after a's launch: not swept into a's task (see the next test).
   rt.Malloc(reinterpret_cast<void **>(&b), sizeof(int));
   int seven = 7;
   rt.Memcpy(b, &seven, sizeof seven, cudaMemcpyHostToDevice, std::nullopt);
-  REQUIRE(Prepare(rt, nullptr, kWide, {&a}, {sizeof a}) == cudaSuccess);
   REQUIRE(Prepare(rt, nullptr, kWide, {&b}, {sizeof b}) == cudaSuccess);
   uint64_t task_a = rt.TaskOf(a), task_b = rt.TaskOf(b);
   REQUIRE(task_a != task_b);
@@ -197,6 +200,31 @@ TEST_CASE("a launch using stand-ins of two GPUs moves them to one (peer copy)",
   rt.Memcpy(&got, b, sizeof got, cudaMemcpyDeviceToHost, std::nullopt);
   CHECK(got == 7);
   CHECK(mgbd.Status().tasks_size() == 1);  // b's old task ended with its last object
+}
+
+TEST_CASE("a thread's first lazy launch reserves all its unbound buffers at once",
+          "[runtime][lazy]") {
+  // Growing a task one launch at a time lets two processes on one GPU each hold part of their
+  // memory while waiting for the rest: a deadlock. So the first launch takes the whole footprint.
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  float *in, *out, *scratch;
+  rt.Malloc(reinterpret_cast<void **>(&in), 64 * kMiB);
+  rt.Malloc(reinterpret_cast<void **>(&out), 32 * kMiB);
+  rt.Malloc(reinterpret_cast<void **>(&scratch), 16 * kMiB);
+  REQUIRE(Prepare(rt, nullptr, kWide, {&in}, {sizeof in}) == cudaSuccess);  // only `in` named
+  CHECK(rt.TaskOf(out) == rt.TaskOf(in));
+  CHECK(rt.TaskOf(scratch) == rt.TaskOf(in));
+  auto status = mgbd.Status();
+  REQUIRE(status.tasks_size() == 1);
+  CHECK(status.tasks(0).memory_bytes() >= 112 * kMiB);  // one TaskBegin with all three
+  float *other = nullptr;  // another thread's buffers stay its own
+  std::thread([&] { rt.Malloc(reinterpret_cast<void **>(&other), kMiB); }).join();
+  float *more;
+  rt.Malloc(reinterpret_cast<void **>(&more), kMiB);
+  REQUIRE(Prepare(rt, nullptr, kWide, {&more}, {sizeof more}) == cudaSuccess);
+  CHECK(rt.TaskOf(other) == 0);
 }
 
 TEST_CASE("pitched allocations outside a task keep their pitch at replay", "[runtime][lazy]") {
