@@ -2,8 +2,8 @@
 # The main job: the demo batch. Installs dependencies, builds what the demo needs, then
 #  - on a node with NVIDIA GPUs: starts mgbd (NVML; MPS when run as root), runs a 16-job mix of the
 #    rewritten workload suite through `mgb batch` with 10 worker slots, and prints the summary;
-#  - on a machine without a GPU: runs the same 16-job mix through `mgb simulate` (mgbd's own
-#    scheduling core over recorded job profiles) on a simulated 2-GPU H200 node, and says so.
+#  - on a machine without a GPU: runs a 16-job mix through `mgb simulate` (mgbd's own scheduling
+#    core over job profiles recorded on real H200s) on a simulated 2-GPU node, and says so.
 # Usage: scripts/demo.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,10 +34,11 @@ if nvidia-smi -L >/dev/null 2>&1; then
   echo "demo: result JSON $work/demo.json; mgbd's decisions in $work/mgbd.log"
 else
   echo "demo: no GPU on this machine (nvidia-smi finds none), so the demo batch is SIMULATED:"
-  echo "      mgbd's own scheduling core places the same 16-job mix on a simulated node of two"
-  echo "      141 GB H200s, against the baselines. On a GPU node this command runs it for real."
+  echo "      mgbd's own scheduling core places the 16-job mix W1 on a simulated node of two"
+  echo "      141 GB H200s, with job profiles measured on real H200s (docs/results.md), against"
+  echo "      the baselines. On a GPU node this command runs the real batch instead."
   cmake --build "$build" -j "$(nproc)" --target mgb
-  "$build/service/mgb" simulate --trace examples/traces/demo-16jobs-2to1.json --gpus 2 --workers 10 \
-    --policy mgb,cg:6,memory,single --out "$build/demo-simulated.json"
-  echo "demo: SIMULATED result JSON in $build/demo-simulated.json"
+  "$build/service/mgb" simulate --trace examples/traces/w1-h200-solo-profiles.json --gpus 2 \
+    --workers 8 --policy mgb,memory,cg:3,single --out "$build/demo-simulated.json"
+  echo "demo: SIMULATED result JSON in $build/demo-simulated.json (measured on GPUs: docs/results.md)"
 fi
