@@ -33,8 +33,13 @@ std::vector<std::string> cudaParseArguments() {
   return {"-x", "cuda", "--cuda-host-only", "--cuda-path=" MGB_CUDA_PATH, "-nocudalib",
           "-Wno-unknown-cuda-version", "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
           "--cuda-gpu-arch=sm_90", "-isystem", MGB_SHIM_DIR,
+          // CUDA 13 keeps libcu++/thrust/cub here (nvcc adds it itself); cooperative_groups.h
+          // and thrust need it.
+          "-isystem", MGB_CUDA_PATH "/include/cccl",
           // Declares runtime functions CUDA 12/13 removed that older programs still call.
           "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h",
+          // Host min()/max() overloads nvcc has and clang's CUDA wrapper makes device-only.
+          "-include", MGB_SHIM_DIR "/mgb_host_math.h",
           // Rewritten sources include <mgb/mgb.h>: rewriting them again must parse.
           "-idirafter", MGB_RUNTIME_INCLUDE};
 }

@@ -581,25 +581,57 @@ private:
     return statementBegin(T.region->body_begin()[T.first], SM_);
   }
 
+  // A reference that only reads the variable (or a field of it); anything else (assignment,
+  // ++, address taken, non-const reference or member call) may write it.
+  bool onlyReads(const DeclRefExpr *ref) const {
+    const Stmt *P = parentOf(ref);
+    if (const auto *ME = dyn_cast_or_null<MemberExpr>(P))
+      P = parentOf(ME);
+    return isa_and_nonnull<ImplicitCastExpr, CXXConstructExpr>(P);
+  }
+
   // Variables never written after their initialisation (safe to evaluate their initialiser early).
   bool neverWritten(const VarDecl *v) {
     if (v->getType()->isDependentType() || v->getType()->isReferenceType())
       return false;
-    for (const DeclRefExpr *use : facts_.refs[v]) {
-      const Stmt *P = parentOf(use);
-      if (const auto *ME = dyn_cast_or_null<MemberExpr>(P))
-        P = parentOf(ME);
-      if (!isa_and_nonnull<ImplicitCastExpr, CXXConstructExpr>(P))
+    for (const DeclRefExpr *use : facts_.refs[v])
+      if (!onlyReads(use))
         return false;
-    }
     return true;
+  }
+
+  // True when a statement of the task may write v before `use` is evaluated (earlier in the
+  // task, or in a loop of the task around both): the value the begin probe reads would be stale
+  // (`blocks = dim3(...)` between the allocations and the launch; a size reassigned before a
+  // later cudaMalloc).
+  bool writtenInTaskBefore(const VarDecl *v, const DeclRefExpr *use, const Task &T) {
+    SourceLocation useAt = SM_.getExpansionLoc(use->getBeginLoc());
+    for (const DeclRefExpr *ref : facts_.refs[v]) {
+      if (ref == use || onlyReads(ref) || !isAncestor(T.region, ref))
+        continue;
+      size_t i = childIndex(T.region, ref);
+      if (i < T.first || i > T.last)
+        continue;
+      if (SM_.isBeforeInTranslationUnit(SM_.getExpansionLoc(ref->getBeginLoc()), useAt) ||
+          loopAroundBoth(ref, use, T.region))
+        return true;
+    }
+    return false;
+  }
+
+  bool loopAroundBoth(const Stmt *a, const Stmt *b, const Stmt *region) const {
+    for (const Stmt *P = parents_.getParent(const_cast<Stmt *>(b)); P && P != region;
+         P = parents_.getParent(const_cast<Stmt *>(P)))
+      if (isLoop(P) && isAncestor(P, a))
+        return true;
+    return false;
   }
 
   // The text of E valid at the task's begin: names must be declared before it; a variable
   // declared later but never written is replaced by its initialiser (`dim3 grid(...)` declared
   // after the allocations, as the paper's own example does).
   std::optional<std::string> textAtBegin(const Expr *E, SourceLocation begin, int depth = 0) {
-    if (!E || depth > 3 || E->HasSideEffects(Ctx_, /*IncludePossibleEffects=*/false))
+    if (!E || !task_ || depth > 3 || E->HasSideEffects(Ctx_, /*IncludePossibleEffects=*/false))
       return std::nullopt;
     std::optional<CharSourceRange> range = fileRange(E->getSourceRange(), SM_, LO_);
     if (!range)
@@ -621,7 +653,11 @@ private:
     });
     for (const DeclRefExpr *DRE : names) {
       const VarDecl *v = facts_.localVar(DRE);
-      if (!v || isa<ParmVarDecl>(v) ||
+      if (!v)
+        continue;
+      if (writtenInTaskBefore(v, DRE, *task_))
+        return std::nullopt;
+      if (isa<ParmVarDecl>(v) ||
           SM_.isBeforeInTranslationUnit(SM_.getExpansionLoc(v->getLocation()), begin))
         continue;
       if (!v->hasInit() || !neverWritten(v))
@@ -663,6 +699,7 @@ private:
   }
 
   std::string renderProbeText(Task &T) {
+    task_ = &T;
     SourceLocation begin = beginLocation(T);
     std::string size;
     for (const MemOp *op : T.ops) {
@@ -760,6 +797,7 @@ private:
   llvm::EquivalenceClasses<const VarDecl *> aliases_;
   std::set<const VarDecl *> allocated_;
   std::map<const VarDecl *, std::string> unknown_;
+  const Task *task_ = nullptr; // the task whose probe text is being rendered
 };
 
 } // namespace

@@ -30,7 +30,10 @@ ended, exit status, out-of-memory death and kernel times (MGB_KERNEL_MS lines); 
 --out, prints progress and a summary table (makespan, throughput, mean turnaround, crashes).
 Job output goes to --logs (default: OUT.logs/). --socket is exported to jobs as MGB_SOCKET: the
 policy is whatever the mgbd there runs (mgbd --policy mgb|mgb-sm|single|cg:N|memory).
-GPU utilisation is sampled through NVML every --nvml-period seconds (default 0.5) when present.
+GPU utilisation is sampled through NVML every --nvml-period seconds (default 0.5) when present
+($MGB_NVML_LIBRARY overrides libnvidia-ml.so.1), and with it each job's GPU memory (its processes
+and their descendants, summed over GPUs): memory_samples [[t_s, bytes], ...] and
+peak_memory_bytes per job; where NVML cannot tell (MPS) the JSON's per_process_memory says why.
 
 Generate (--generate): writes a job list of --count jobs (default 16) at large:small --ratio
 (default 1:1), seeded (default 1), drawn from the six workloads of examples/workloads; small jobs
@@ -165,15 +168,23 @@ int Run(const Args& args) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
 
-  RunInfo info{Value(args, "--label"), Value(args, "--jobs"), options.socket, options.workers, ""};
+  RunInfo info;
+  info.label = Value(args, "--label");
+  info.jobs_file = Value(args, "--jobs");
+  info.socket = options.socket;
+  info.workers = options.workers;
   std::unique_ptr<GpuSampler> sampler;
   if (args.no_nvml) {
     info.gpu_note = "sampling off (--no-nvml)";
   } else {
     sampler = GpuSampler::Start(nvml_period, &info.gpu_note);
   }
+  options.watcher = sampler.get();
   BatchResult result = RunBatch(list.jobs, options);
-  std::vector<GpuSample> samples = sampler ? sampler->Stop() : std::vector<GpuSample>{};
+  SamplerRecord sampled = sampler ? sampler->Stop() : SamplerRecord{};
+  info.per_process_memory = sampler ? sampled.per_process_memory : "unavailable: " + info.gpu_note;
+  AttachJobMemory(std::move(sampled.job_memory), &result);
+  const std::vector<GpuSample>& samples = sampled.gpu_samples;
 
   PrintSummaryTable(std::cout, result, info);
   if (!WriteFile(out, BatchResultToJson(result, info, samples))) {

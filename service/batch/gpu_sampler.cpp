@@ -1,104 +1,144 @@
 #include "gpu_sampler.h"
 
-#include <dlfcn.h>
+#include <set>
+
+#include "process_tree.h"
 
 namespace mgb::batch {
 
-// The few NVML declarations used (stable C ABI since NVML 2.x).
-struct GpuSampler::Api {
-  using Device = void*;
-  struct Utilization {
-    unsigned gpu, memory;
-  };
-  struct Memory {
-    unsigned long long total, free, used;
-  };
-  void* library = nullptr;
-  int (*init)() = nullptr;
-  int (*shutdown)() = nullptr;
-  int (*count)(unsigned*) = nullptr;
-  int (*handle)(unsigned, Device*) = nullptr;
-  int (*utilization)(Device, Utilization*) = nullptr;
-  int (*memory)(Device, Memory*) = nullptr;
-  std::vector<Device> devices;
-
-  ~Api() {
-    if (shutdown) shutdown();
-    if (library) dlclose(library);
-  }
-};
+using Clock = std::chrono::steady_clock;
 
 std::unique_ptr<GpuSampler> GpuSampler::Start(double period_s, std::string* why_not) {
-  auto api = std::make_unique<Api>();
-  api->library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!api->library) {
-    if (why_not) *why_not = "libnvidia-ml.so.1 not found: no GPU samples";
+  std::string error;
+  std::unique_ptr<nvml::Library> nvml = nvml::Library::Open(&error);
+  if (!nvml || nvml->DeviceCount() == 0) {
+    if (why_not) *why_not = (nvml ? "NVML found no GPU" : error) + ": no GPU samples";
     return nullptr;
   }
-  auto sym = [&](const char* name) { return dlsym(api->library, name); };
-  api->init = reinterpret_cast<int (*)()>(sym("nvmlInit_v2"));
-  api->shutdown = reinterpret_cast<int (*)()>(sym("nvmlShutdown"));
-  api->count = reinterpret_cast<int (*)(unsigned*)>(sym("nvmlDeviceGetCount_v2"));
-  api->handle = reinterpret_cast<int (*)(unsigned, Api::Device*)>(sym("nvmlDeviceGetHandleByIndex_v2"));
-  api->utilization = reinterpret_cast<int (*)(Api::Device, Api::Utilization*)>(sym("nvmlDeviceGetUtilizationRates"));
-  api->memory = reinterpret_cast<int (*)(Api::Device, Api::Memory*)>(sym("nvmlDeviceGetMemoryInfo"));
-  if (!api->init || !api->shutdown || !api->count || !api->handle || !api->utilization || !api->memory) {
-    if (why_not) *why_not = "libnvidia-ml.so.1 lacks a needed symbol: no GPU samples";
-    api->shutdown = nullptr;
-    return nullptr;
-  }
-  unsigned count = 0;
-  if (api->init() != 0 || api->count(&count) != 0 || count == 0) {
-    if (why_not) *why_not = "NVML found no GPU: no GPU samples";
-    return nullptr;
-  }
-  for (unsigned i = 0; i < count; ++i) {
-    Api::Device d = nullptr;
-    if (api->handle(i, &d) == 0) api->devices.push_back(d);
-  }
-  return std::unique_ptr<GpuSampler>(new GpuSampler(std::move(api), period_s));
+  return std::unique_ptr<GpuSampler>(new GpuSampler(std::move(nvml), period_s));
 }
 
-GpuSampler::GpuSampler(std::unique_ptr<Api> api, double period_s)
-    : api_(std::move(api)), period_s_(period_s), start_(std::chrono::steady_clock::now()) {
+GpuSampler::GpuSampler(std::unique_ptr<nvml::Library> nvml, double period_s)
+    : nvml_(std::move(nvml)), period_s_(period_s), start_(Clock::now()) {
   thread_ = std::thread([this] { Loop(); });
 }
 
 GpuSampler::~GpuSampler() { Stop(); }
 
+void GpuSampler::BatchStarted(Clock::time_point start) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  batch_start_ = start;
+}
+
+void GpuSampler::JobStarted(size_t job_index, pid_t pid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  running_[pid] = job_index;
+  record_.job_memory[job_index];  // a job that ran gets a (possibly empty) series
+}
+
+void GpuSampler::JobEnded(size_t job_index) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = running_.begin(); it != running_.end(); ++it) {
+    if (it->second == job_index) {
+      running_.erase(it);
+      return;
+    }
+  }
+}
+
+GpuSample GpuSampler::ReadGpus(Clock::time_point now) const {
+  GpuSample sample;
+  sample.t_s = std::chrono::duration<double>(now - start_).count();
+  std::string ignored;  // a failed read leaves zeros, as before: one bad reading is no reason to stop
+  for (unsigned g = 0; g < nvml_->DeviceCount(); ++g) {
+    GpuReading reading;
+    nvml::Utilization u;
+    nvml::MemoryInfo m;
+    if (nvml_->GetUtilization(g, &u, &ignored)) {
+      reading.util_percent = u.gpu_percent;
+      reading.mem_util_percent = u.memory_percent;
+    }
+    if (nvml_->Memory(g, &m, &ignored)) {
+      reading.mem_used_bytes = m.used_bytes;
+      reading.mem_total_bytes = m.total_bytes;
+    }
+    sample.gpus.push_back(reading);
+  }
+  return sample;
+}
+
+bool GpuSampler::ReadJobMemory(const std::map<pid_t, size_t>& running,
+                               std::map<pid_t, uint64_t>* bytes) {
+  std::set<pid_t> roots;
+  for (const auto& [pid, index] : running) roots.insert(pid);
+  std::vector<nvml::ProcessMemory> processes;
+  for (unsigned g = 0; g < nvml_->DeviceCount(); ++g) {
+    if (!nvml_->ComputeProcesses(g, &processes, &listing_error_)) return false;
+    for (const nvml::ProcessMemory& p : processes) {
+      const pid_t pid = static_cast<pid_t>(p.pid);
+      if (pid_t root = OwningRoot(pid, roots); root != 0) {
+        (*bytes)[root] += p.used_bytes;
+        job_listed_ = true;
+      } else if (outsider_.empty()) {
+        ProcStat stat;
+        outsider_ = "pid " + std::to_string(pid);
+        if (ReadProcStat(pid, &stat)) outsider_ += " (" + stat.comm + ")";
+      }
+    }
+  }
+  listed_once_ = true;
+  return true;
+}
+
 void GpuSampler::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
-    GpuSample sample;
-    sample.t_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    for (Api::Device d : api_->devices) {
-      GpuReading reading;
-      Api::Utilization u{};
-      Api::Memory m{};
-      if (api_->utilization(d, &u) == 0) {
-        reading.util_percent = u.gpu;
-        reading.mem_util_percent = u.memory;
-      }
-      if (api_->memory(d, &m) == 0) {
-        reading.mem_used_bytes = m.used;
-        reading.mem_total_bytes = m.total;
-      }
-      sample.gpus.push_back(reading);
+    // NVML and /proc are read without the lock: the runner's callbacks must not wait on them.
+    const std::map<pid_t, size_t> running = running_;
+    const std::optional<Clock::time_point> batch_start = batch_start_;
+    lock.unlock();
+    const Clock::time_point now = Clock::now();
+    GpuSample sample = ReadGpus(now);
+    std::map<pid_t, uint64_t> bytes;
+    const bool listed = batch_start && !running.empty() && ReadJobMemory(running, &bytes);
+    lock.lock();
+    record_.gpu_samples.push_back(std::move(sample));
+    if (listed) {
+      const double t_s = std::chrono::duration<double>(now - *batch_start).count();
+      for (const auto& [pid, index] : running) record_.job_memory[index].push_back({t_s, bytes[pid]});
     }
-    samples_.push_back(std::move(sample));
     wake_.wait_for(lock, std::chrono::duration<double>(period_s_), [this] { return stopping_; });
   }
 }
 
-std::vector<GpuSample> GpuSampler::Stop() {
+SamplerRecord GpuSampler::Stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return {};
     stopping_ = true;
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   std::lock_guard<std::mutex> lock(mutex_);
-  return samples_;
+  SamplerRecord record = std::move(record_);
+  if (!listed_once_ && !listing_error_.empty()) {
+    record.per_process_memory = "unavailable: " + listing_error_;
+  } else if (listed_once_ && !job_listed_ && !outsider_.empty()) {
+    // MPS: clients' memory is charged to the server, which is the only process NVML lists.
+    record.per_process_memory = "unavailable: NVML listed GPU processes while jobs ran, but none "
+                                "of the jobs' (e.g. " + outsider_ + "); under MPS NVML may list "
+                                "only the MPS server, not its clients";
+  }
+  if (!record.per_process_memory.empty()) record.job_memory.clear();
+  return record;
+}
+
+void AttachJobMemory(std::map<size_t, std::vector<MemorySample>> job_memory, BatchResult* result) {
+  for (auto& [index, series] : job_memory) {
+    if (index >= result->records.size()) continue;
+    result->records[index].memory_sampled = true;
+    result->records[index].memory_samples = std::move(series);
+  }
 }
 
 }  // namespace mgb::batch

@@ -62,6 +62,12 @@ std::string BatchResultToJson(const BatchResult& result, const RunInfo& info,
               {"kernels", kernels},
               {"stdout", r.stdout_path},
               {"stderr", r.stderr_path}};
+    if (r.memory_sampled) {
+      json memory = json::array();
+      for (const MemorySample& m : r.memory_samples) memory.push_back(json::array({m.t_s, m.bytes}));
+      j["memory_samples"] = std::move(memory);
+      j["peak_memory_bytes"] = r.PeakMemoryBytes();
+    }
     jobs.push_back(j);
   }
   json samples = json::array();
@@ -92,6 +98,7 @@ std::string BatchResultToJson(const BatchResult& result, const RunInfo& info,
               {"jobs", jobs},
               {"gpu_samples", samples}};
   if (!info.gpu_note.empty()) doc["gpu_note"] = info.gpu_note;
+  if (!info.per_process_memory.empty()) doc["per_process_memory"] = info.per_process_memory;
   return doc.dump(2) + "\n";
 }
 

@@ -1,5 +1,5 @@
-// The batch run's outputs: the JSON record (every job, the summary, GPU samples) and the summary
-// table printed at the end.
+// The batch run's outputs: the JSON record (every job with, where observed, its GPU memory over
+// time; the summary; GPU samples) and the summary table printed at the end.
 #ifndef MGB_SERVICE_BATCH_REPORT_H
 #define MGB_SERVICE_BATCH_REPORT_H
 
@@ -32,6 +32,7 @@ struct RunInfo {
   std::string socket;
   int workers = 0;
   std::string gpu_note;  // why there are no GPU samples, if there are none
+  std::string per_process_memory;  // why jobs have no memory_samples ("unavailable: ..."), if so
 };
 
 Summary Summarize(const BatchResult& result);

@@ -92,6 +92,12 @@ double JobRecord::KernelMs() const {
   return total;
 }
 
+uint64_t JobRecord::PeakMemoryBytes() const {
+  uint64_t peak = 0;
+  for (const MemorySample& m : memory_samples) peak = std::max(peak, m.bytes);
+  return peak;
+}
+
 BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options) {
   BatchResult result;
   for (const Job& job : jobs) {
@@ -109,6 +115,7 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
   // Set once here, inherited by every job (nothing but async-signal-safe calls after fork).
   if (!options.socket.empty()) setenv("MGB_SOCKET", options.socket.c_str(), 1);
   const Clock::time_point start = Clock::now();
+  if (options.watcher) options.watcher->BatchStarted(start);
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   std::vector<std::pair<pid_t, size_t>> running;  // pid, record index
   size_t next = 0, done = 0, crashed = 0;
@@ -121,6 +128,7 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
       for (auto& [pid, index] : running) {
         int status = 0;
         waitpid(pid, &status, 0);
+        if (options.watcher) options.watcher->JobEnded(index);
         Complete(result.records[index], status, elapsed());
       }
       running.clear();
@@ -143,6 +151,7 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
       }
       setpgid(pid, pid);  // also here: no race with the child's own setpgid
       running.emplace_back(pid, order[next - 1]);
+      if (options.watcher) options.watcher->JobStarted(order[next - 1], pid);
       Report(options, r.started_s,
              "start " + r.job.name + " (" + std::to_string(next) + "/" + std::to_string(jobs.size()) +
                  " started, " + std::to_string(running.size()) + " running)");
@@ -155,6 +164,7 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
         continue;
       }
       JobRecord& r = result.records[running[i].second];
+      if (options.watcher) options.watcher->JobEnded(running[i].second);
       Complete(r, status, elapsed());
       running.erase(running.begin() + i);
       ++done;

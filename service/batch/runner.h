@@ -5,7 +5,11 @@
 #ifndef MGB_SERVICE_BATCH_RUNNER_H
 #define MGB_SERVICE_BATCH_RUNNER_H
 
+#include <sys/types.h>
+
+#include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -15,6 +19,16 @@
 
 namespace mgb::batch {
 
+// Told when the batch starts and each job's process starts and ends, from the runner's thread
+// (e.g. the GPU sampler, to attribute per-process GPU memory to jobs).
+class JobWatcher {
+ public:
+  virtual ~JobWatcher() = default;
+  virtual void BatchStarted(std::chrono::steady_clock::time_point start) = 0;
+  virtual void JobStarted(size_t job_index, pid_t pid) = 0;
+  virtual void JobEnded(size_t job_index) = 0;
+};
+
 struct RunnerOptions {
   int workers = 2;
   std::string socket;    // exported to jobs as MGB_SOCKET when not empty
@@ -22,6 +36,13 @@ struct RunnerOptions {
   double poll_s = 0.02;  // how often finished children are looked for
   std::ostream* progress = nullptr;                // one line per start/end when set
   const volatile std::sig_atomic_t* stop = nullptr;  // when it turns non-zero: kill jobs, return
+  JobWatcher* watcher = nullptr;                    // told of starts and ends when set
+};
+
+// GPU memory held by a job's processes (summed over GPUs) at a time since the batch start.
+struct MemorySample {
+  double t_s = 0;
+  uint64_t bytes = 0;
 };
 
 struct JobRecord {
@@ -36,9 +57,12 @@ struct JobRecord {
   std::string result;     // its MGB_RESULT verdict, if any
   std::vector<KernelTime> kernels;
   std::string stdout_path, stderr_path;
+  bool memory_sampled = false;               // per-process memory was observed for this job
+  std::vector<MemorySample> memory_samples;  // while it ran; meaningful when memory_sampled
 
   bool Finished() const { return ended_s >= 0; }
   double KernelMs() const;
+  uint64_t PeakMemoryBytes() const;
 };
 
 struct BatchResult {

@@ -66,6 +66,13 @@ Event Scheduler::TaskEvent(EventKind kind, TaskId id, const Task &t, Micros now)
   return e;
 }
 
+Event Scheduler::GrowEvent(EventKind kind, TaskId id, const Task &t, Micros now) const {
+  Event e = TaskEvent(kind, id, t, now);
+  e.is_grow = true;
+  e.grow_bytes = t.grow_extra;
+  return e;
+}
+
 // ---- sessions -------------------------------------------------------------------------------
 
 SessionId Scheduler::OpenSession(int64_t pid, std::string program, Micros now) {
@@ -95,8 +102,7 @@ absl::Status Scheduler::CloseSession(SessionId session, Micros now) {
       Emit(e);
     } else {
       if (t.grow_extra > 0) {
-        Event e = TaskEvent(EventKind::kTaskCancelled, id, t, now);
-        e.is_grow = true;
+        Event e = GrowEvent(EventKind::kTaskCancelled, id, t, now);
         e.reason = CancelReason::kSessionClosed;
         DropGrow(id, t);
         Emit(e);
@@ -205,6 +211,7 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
   s.tasks.insert(id);
   if (fit.gpu >= 0) {
     Place(id, stored, std::move(fit), now);
+    FailHopelessGrows(now);  // its context reserve may take the room waiting grows need
     return BeginResult{id, stored.gpu};
   }
   Enqueue(id, stored);
@@ -329,17 +336,31 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task,
   if (t.grow_extra > 0) return absl::FailedPreconditionError(absl::StrCat("task_id: task ", task, " already has a grow waiting"));
   if (extra_bytes == 0) return absl::InvalidArgumentError("extra_bytes must be > 0");
   const GpuState &g = gpus_[t.gpu];
-  if (extra_bytes > g.spec.memory_bytes || t.memory + extra_bytes > g.spec.memory_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("extra_bytes ", extra_bytes, ": task ", task,
-                                                   " would exceed its GPU's ", g.spec.memory_bytes,
-                                                   " bytes"));
+  const bool memory_blind = options_.policy.kind == PolicyKind::kCoreToGpu;
+  // The session's context on this GPU is charged (Place) and stays: it can never be room.
+  const uint64_t own_context = memory_blind ? 0 : options_.context_reserve_bytes;
+  if (extra_bytes > g.spec.memory_bytes ||
+      t.memory + own_context + extra_bytes > g.spec.memory_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "extra_bytes ", extra_bytes, ": task ", task, " would exceed its GPU's ",
+        g.spec.memory_bytes, " bytes (it holds ", t.memory, " plus a context reserve of ",
+        own_context, ")"));
   }
-  bool earlier_grow_here = false;
-  for (const auto &[seq, other] : growing_) earlier_grow_here = earlier_grow_here || tasks_.at(other).gpu == t.gpu;
-  const bool fits = options_.policy.kind == PolicyKind::kCoreToGpu || Available(g) >= extra_bytes;
-  if (fits && !earlier_grow_here) {
+  const GrowQueue queue = memory_blind ? GrowQueue{} : GrowQueues()[t.gpu];
+  const bool fits = memory_blind || Available(g) >= extra_bytes;
+  if (fits && queue.oldest_extra == 0) {
     ApplyGrow(task, t, extra_bytes, now);
     return GrowResult{true, t.memory};
+  }
+  // Waiting would hold this task's memory too: if that leaves the oldest grow here hopeless,
+  // take the room now when there is some (past the older grows), else fail as the youngest.
+  const uint64_t oldest_extra = queue.oldest_extra != 0 ? queue.oldest_extra : extra_bytes;
+  if (!memory_blind && RoomForGrows(t.gpu, queue.held + t.memory) < oldest_extra) {
+    if (fits) {
+      ApplyGrow(task, t, extra_bytes, now);
+      return GrowResult{true, t.memory};
+    }
+    return absl::ResourceExhaustedError(NoRoomMessage(task, t.gpu, t.memory, extra_bytes));
   }
   if (deadline != 0 && deadline <= now) {
     return absl::DeadlineExceededError("deadline_unix_ms: passed before the GPU had room");
@@ -349,9 +370,7 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task,
   t.grow_deadline = deadline;
   growing_.emplace(t.grow_seq, task);
   if (deadline != 0) grow_deadlines_.emplace(deadline, task);
-  Event e = TaskEvent(EventKind::kTaskQueued, task, t, now);
-  e.is_grow = true;
-  Emit(e);
+  Emit(GrowEvent(EventKind::kTaskQueued, task, t, now));
   return GrowResult{false, t.memory};
 }
 
@@ -386,8 +405,7 @@ absl::Status Scheduler::TaskEnd(SessionId session, TaskId task, Micros now) {
     Emit(e);
   } else {
     if (t.grow_extra > 0) {
-      Event e = TaskEvent(EventKind::kTaskCancelled, task, t, now);
-      e.is_grow = true;
+      Event e = GrowEvent(EventKind::kTaskCancelled, task, t, now);
       e.reason = CancelReason::kCancelled;
       DropGrow(task, t);
       Emit(e);
@@ -406,8 +424,8 @@ absl::Status Scheduler::CancelWaiting(SessionId session, TaskId task, bool is_gr
   absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
   if (!found.ok()) return found.status();
   Task &t = **found;
-  Event e = TaskEvent(EventKind::kTaskCancelled, task, t, now);
-  e.is_grow = is_grow;
+  Event e = is_grow ? GrowEvent(EventKind::kTaskCancelled, task, t, now)
+                    : TaskEvent(EventKind::kTaskCancelled, task, t, now);
   e.reason = reason;
   if (is_grow) {
     if (t.grow_extra == 0) return absl::NotFoundError(absl::StrCat("task_id: task ", task, " has no grow waiting"));
@@ -440,8 +458,7 @@ void Scheduler::ExpireDeadlines(Micros now) {
   while (!grow_deadlines_.empty() && grow_deadlines_.begin()->first <= now) {
     const TaskId id = grow_deadlines_.begin()->second;
     Task &t = tasks_.at(id);
-    Event e = TaskEvent(EventKind::kTaskCancelled, id, t, now);
-    e.is_grow = true;
+    Event e = GrowEvent(EventKind::kTaskCancelled, id, t, now);
     e.reason = CancelReason::kDeadline;
     DropGrow(id, t);
     Emit(e);
@@ -470,6 +487,12 @@ void Scheduler::UpdateDeviceMemory(int gpu, uint64_t free_bytes, uint64_t used_b
 
 void Scheduler::RetryWaiting(Micros now) {
   RetryGrows(now);
+  PlaceWaitingTasks(now);
+  // Placements may charge contexts. Failing a grow frees nothing: no retry is needed after it.
+  FailHopelessGrows(now);
+}
+
+void Scheduler::PlaceWaitingTasks(Micros now) {
   head_gpu_ = -1;
   std::vector<bool> excluded(gpus_.size(), false);
   // FIFO from the front until the first task that cannot be placed: the head, which reserves.
@@ -569,6 +592,72 @@ void Scheduler::ApplyGrow(TaskId id, Task &t, uint64_t extra, Micros now) {
   t.memory += extra;
   g.unallocated += Unallocated(t.memory, t.allocated);
   Emit(TaskEvent(EventKind::kTaskGrown, id, t, now));
+}
+
+// ---- grow liveness (scheduler.h, docs/service.md "Grow liveness") ---------------------------
+
+std::vector<Scheduler::GrowQueue> Scheduler::GrowQueues() const {
+  std::vector<GrowQueue> queues(gpus_.size());
+  for (const auto &[seq, id] : growing_) {  // FIFO: the first seen on a GPU is its oldest
+    const Task &t = tasks_.at(id);
+    GrowQueue &q = queues[t.gpu];
+    q.held += t.memory;
+    if (q.oldest_extra == 0) q.oldest_extra = t.grow_extra;
+    q.youngest = id;
+  }
+  return queues;
+}
+
+// mgbd's own accounting, not NVML's: NVML lags usage reports and memory of programs outside mgbd
+// may be freed, so counting it could fail a grow that would be granted.
+uint64_t Scheduler::RoomForGrows(int gpu, uint64_t held) const {
+  const GpuState &g = gpus_[gpu];
+  return SaturatingSub(g.spec.memory_bytes, g.contexts * options_.context_reserve_bytes + held);
+}
+
+void Scheduler::FailHopelessGrows(Micros now) {
+  if (growing_.empty() || options_.policy.kind == PolicyKind::kCoreToGpu) return;
+  // Each failure takes the youngest grow's task out of the held sum; recount until none is hopeless.
+  for (bool failed = true; failed && !growing_.empty();) {
+    failed = false;
+    const std::vector<GrowQueue> queues = GrowQueues();
+    for (int gpu = 0; gpu < gpu_count(); ++gpu) {
+      const GrowQueue &q = queues[gpu];
+      if (q.oldest_extra == 0 || RoomForGrows(gpu, q.held) >= q.oldest_extra) continue;
+      Task &t = tasks_.at(q.youngest);
+      Event e = GrowEvent(EventKind::kTaskCancelled, q.youngest, t, now);
+      e.reason = CancelReason::kNoRoom;
+      DropGrow(q.youngest, t);
+      Emit(e);
+      failed = true;
+    }
+  }
+}
+
+std::string Scheduler::NoRoomMessage(TaskId id, int gpu, uint64_t memory, uint64_t extra) const {
+  return absl::StrCat("task ", id, " cannot grow by ", extra, " bytes on GPU ", gpu, " (",
+                      gpus_[gpu].spec.name, ", ", gpus_[gpu].spec.memory_bytes,
+                      " bytes): it holds ", memory,
+                      " bytes, and even if every task there not waiting to grow ended, the tasks "
+                      "waiting to grow would not have room (each holds memory another needs); the "
+                      "youngest waiting grow fails");
+}
+
+absl::Status Scheduler::CancelStatus(const Event &e) const {
+  switch (e.reason) {
+    case CancelReason::kDeadline:
+      return absl::DeadlineExceededError(e.is_grow
+                                             ? "deadline_unix_ms: the GPU had no room for the grow in time"
+                                             : "deadline_unix_ms: no GPU had room in time");
+    case CancelReason::kSessionClosed:
+      return absl::CancelledError("session_id: the session ended");
+    case CancelReason::kNoRoom:
+      return absl::ResourceExhaustedError(NoRoomMessage(e.task, e.gpu, e.memory_bytes, e.grow_bytes));
+    case CancelReason::kNone:
+    case CancelReason::kCancelled:
+      break;
+  }
+  return absl::CancelledError("cancelled");
 }
 
 // ---- accounting -----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-// NVML, loaded with dlopen("libnvidia-ml.so.1") at run time: the GPU inventory (name, memory, SMs,
-// per-SM limits, uuid, PCI bus id) and each GPU's free/used memory for the scheduler's NVML term.
+// mgbd's view of NVML (loaded by nvml_library.h): the GPU inventory (name, memory, SMs, per-SM
+// limits, uuid, PCI bus id) and each GPU's free/used memory for the scheduler's NVML term.
 #ifndef MGB_SERVICE_NVML_NVML_H
 #define MGB_SERVICE_NVML_NVML_H
 
@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "mgb/core/gpu.h"
+#include "nvml_library.h"
 
 namespace mgb::nvml {
 
@@ -19,7 +20,7 @@ struct DeviceMemory {
 
 class Nvml {
  public:
-  // FAILED_PRECONDITION naming libnvidia-ml.so.1 when the library or a symbol is missing.
+  // FAILED_PRECONDITION naming the library (Library::Path()) when it or a symbol is missing.
   static absl::StatusOr<std::unique_ptr<Nvml>> Load();
   ~Nvml();
 
@@ -31,9 +32,8 @@ class Nvml {
   Nvml &operator=(const Nvml &) = delete;
 
  private:
-  struct Api;
-  explicit Nvml(std::unique_ptr<Api> api);
-  std::unique_ptr<Api> api_;
+  explicit Nvml(std::unique_ptr<Library> library);
+  std::unique_ptr<Library> library_;
 };
 
 }  // namespace mgb::nvml

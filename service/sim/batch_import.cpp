@@ -27,6 +27,20 @@ RecordedRun RecordedRunFromJson(const nlohmann::json& json, const std::string& s
     job.kernel_ms = j.Has("kernel_ms") ? j["kernel_ms"].NumberAtLeast(0) : 0.0;
     job.crashed = j.Has("crashed") && j["crashed"].value().is_boolean() && j["crashed"].value().get<bool>();
     if (job.ended_s >= 0 && job.ended_s < job.started_s) j["ended_s"].Fail("is before started_s");
+    if (j.Has("memory_samples")) {
+      const Field samples = j["memory_samples"];
+      for (size_t k = 0; k < samples.ArraySize(); ++k) {
+        const Field sample = samples[k];
+        if (sample.ArraySize() != 2) sample.Fail("must be [t_s, bytes]");
+        const double t_s = sample[size_t{0}].NumberAtLeast(0);
+        if (!job.memory_samples.empty() && t_s < job.memory_samples.back().first) {
+          sample.Fail("samples must be in time order");
+        }
+        job.memory_samples.emplace_back(t_s, sample[1].Unsigned());
+        job.peak_memory_bytes = std::max(job.peak_memory_bytes, job.memory_samples.back().second);
+      }
+    }
+    job.peak_memory_bytes = j.Unsigned("peak_memory_bytes", job.peak_memory_bytes);
     run.makespan_s = std::max(run.makespan_s, job.ended_s);
     run.jobs.push_back(std::move(job));
   }
@@ -42,7 +56,26 @@ RecordedRun ReadRecordedRun(const std::string& path) {
   return RecordedRunFromJson(ParseJsonFile(path), path);
 }
 
-Trace ProfilesFromSoloRun(const RecordedRun& run) {
+namespace {
+
+// The observed memory as steps over the task's progress, less one CUDA context, equal neighbours
+// merged; empty when nothing beyond the context was observed.
+std::vector<MemoryStep> ObservedMemorySteps(const RecordedJob& r, uint64_t context_bytes) {
+  std::vector<MemoryStep> steps;
+  if (r.peak_memory_bytes <= context_bytes) return steps;
+  const double run_s = r.ended_s - r.started_s;
+  for (const auto& [t_s, bytes] : r.memory_samples) {
+    const MemoryStep step{std::clamp((t_s - r.started_s) / run_s, 0.0, 1.0),
+                          bytes > context_bytes ? bytes - context_bytes : 0};
+    if (steps.empty() || steps.back().bytes != step.bytes) steps.push_back(step);
+  }
+  if (!steps.empty()) steps.front().at = 0.0;  // the first sample's usage holds from the start
+  return steps;
+}
+
+}  // namespace
+
+Trace ProfilesFromSoloRun(const RecordedRun& run, uint64_t context_bytes) {
   Trace trace;
   trace.comment = "solo runs of " + run.source + " (mgb simulate --from-batch)";
   std::unordered_map<std::string, size_t> seen;
@@ -52,18 +85,25 @@ Trace ProfilesFromSoloRun(const RecordedRun& run) {
     if (!seen.emplace(r.name, i).second) throw InputError(where + ".name: duplicate job name");
     if (r.started_s < 0 || r.ended_s < 0) throw InputError(where + ": never finished, no solo time");
     if (r.crashed) throw InputError(where + ".crashed: a crashed run is no solo profile");
-    if (r.memory_bytes == 0) {
-      throw InputError(where + ".memory_bytes: 0 (unknown); the simulator needs each job's memory: "
-                       "give memory_bytes in the job list");
-    }
     const double run_s = r.ended_s - r.started_s;
     if (run_s <= 0) throw InputError(where + ".ended_s: the job ran for no time");
+    std::vector<MemoryStep> observed = ObservedMemorySteps(r, context_bytes);
+    if (observed.empty() && r.memory_bytes == 0) {
+      throw InputError(where + ".memory_bytes: 0 (unknown) and no memory_samples beyond a CUDA "
+                       "context; the simulator needs each job's memory: give memory_bytes in the "
+                       "job list");
+    }
     JobProfile job;
     job.name = r.name;
     TaskProfile task;
     task.solo_s = run_s;
     task.busy_fraction = std::clamp(r.kernel_ms / 1000.0 / run_s, 0.0, 1.0);
-    task.memory_bytes = r.memory_bytes;
+    if (observed.empty()) {
+      task.memory_bytes = r.memory_bytes;
+    } else {
+      task.memory_bytes = r.peak_memory_bytes - context_bytes;
+      if (observed.size() > 1) task.memory = std::move(observed);  // one step = the peak throughout
+    }
     task.shape = DefaultLaunchShape();
     job.tasks.push_back(std::move(task));
     trace.jobs.push_back(std::move(job));

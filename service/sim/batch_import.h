@@ -4,12 +4,15 @@
 #ifndef MGB_SERVICE_SIM_BATCH_IMPORT_H
 #define MGB_SERVICE_SIM_BATCH_IMPORT_H
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "job_profile.h"
+#include "mgb/core/scheduler.h"
 #include "simulator.h"
 #include "slowdown_model.h"
 
@@ -24,6 +27,10 @@ struct RecordedJob {
   double ended_s = -1.0;
   double kernel_ms = 0.0;
   bool crashed = false;
+  // Its processes' GPU memory over time ([t_s, bytes], t since the batch start), and its peak,
+  // when `mgb batch` could observe it per process (0 / empty: not observed).
+  std::vector<std::pair<double, uint64_t>> memory_samples;
+  uint64_t peak_memory_bytes = 0;
 };
 
 struct RecordedRun {
@@ -39,10 +46,13 @@ RecordedRun RecordedRunFromJson(const nlohmann::json& json, const std::string& s
 RecordedRun ReadRecordedRun(const std::string& path);
 
 // One profile per job of a run where each job ran alone on a GPU (single-assignment): one task
-// spanning the process (solo_s = ended - started), busy fraction = kernel time / run time, memory
-// = the job list's estimate, the default launch shape. Crashed or unfinished jobs, a job without
-// a memory estimate, or a duplicate name are errors naming the job.
-Trace ProfilesFromSoloRun(const RecordedRun& run);
+// spanning the process (solo_s = ended - started), busy fraction = kernel time / run time, the
+// default launch shape. Memory: where the run observed the job's memory, memory_bytes = its peak
+// and `memory` steps follow its samples (at = (t - started) / run time), each less
+// `context_bytes` (NVML counts the CUDA context in a process's memory; the simulator charges it
+// separately); otherwise the job list's estimate throughout. Crashed or unfinished jobs, a job
+// with neither observed memory nor an estimate, or a duplicate name are errors naming the job.
+Trace ProfilesFromSoloRun(const RecordedRun& run, uint64_t context_bytes = core::kDefaultContextReserve);
 
 // A co-run experiment recorded by `mgb batch`: every job of `run` started together on ONE GPU
 // (e.g. mgbd --policy cg:K on a one-GPU node, K workers, K jobs). Solo time, busy fraction and

@@ -132,8 +132,8 @@ std::string Describe(const core::Event &e) {
   return "kind " + std::to_string(static_cast<int>(e.kind)) + " session " + std::to_string(e.session) +
          " task " + std::to_string(e.task) + " gpu " + std::to_string(e.gpu) + " memory " +
          std::to_string(e.memory_bytes) + " warps " + std::to_string(e.warps) + " grow " +
-         std::to_string(e.is_grow) + " reason " + std::to_string(static_cast<int>(e.reason)) +
-         " time " + std::to_string(e.time);
+         std::to_string(e.is_grow) + " grow_bytes " + std::to_string(e.grow_bytes) + " reason " +
+         std::to_string(static_cast<int>(e.reason)) + " time " + std::to_string(e.time);
 }
 
 bool Same(const core::Event &a, const core::Event &b) { return Describe(a) == Describe(b); }
@@ -154,16 +154,18 @@ struct Coverage {
   size_t placed_from_queue = 0;  // kTaskPlaced of a task that had been queued
   size_t backfilled = 0;         // kTaskPlaced while an older task still waits
   size_t longest_queue = 0;
+  size_t grows_refused = 0;  // TaskGrow RESOURCE_EXHAUSTED: waiting would have been hopeless
+  size_t grows_failed = 0;   // waiting grows failed later as hopeless (kNoRoom)
 };
 
 // Runs `steps` random operations through the core and the reference. A mismatch fails naming the
 // step, the operation and both events.
-Coverage CompareWithReference(const std::string &policy, uint64_t seed, int steps) {
+Coverage CompareWithReference(const std::string &policy, uint64_t seed, int steps,
+                               uint64_t reserve = 256 * core::kMiB) {
   std::vector<core::GpuSpec> gpus = Gpus(5, 0, 8);
   const uint64_t sizes[] = {16 * kGB, 24 * kGB, 32 * kGB, 40 * kGB, 24 * kGB};
   for (size_t g = 0; g < gpus.size(); ++g) gpus[g].memory_bytes = sizes[g];
   gpus[1].has_nvml = gpus[3].has_nvml = true;
-  const uint64_t reserve = 256 * core::kMiB;
   Core real(gpus, policy, reserve);
   RecordingSink ref_sink;
   ReferenceScheduler ref(gpus, core::Options{*core::ParsePolicy(policy), reserve}, &ref_sink);
@@ -216,6 +218,7 @@ Coverage CompareWithReference(const std::string &policy, uint64_t seed, int step
       const std::optional<bool> want = ref.TaskGrow(s, t, extra, deadline, now);
       REQUIRE(got.ok() == want.has_value());
       if (got.ok()) REQUIRE(got->grown == *want);
+      coverage.grows_refused += got.status().code() == absl::StatusCode::kResourceExhausted;
     } else if (dice < 86) {
       op = "usage";
       const auto [s, t] = some_task();
@@ -253,6 +256,7 @@ Coverage CompareWithReference(const std::string &policy, uint64_t seed, int step
         waiting.insert(e.task);
       }
       if (e.kind == core::EventKind::kTaskCancelled && !e.is_grow) waiting.erase(e.task);
+      coverage.grows_failed += e.reason == core::CancelReason::kNoRoom;
       if (e.kind == core::EventKind::kTaskPlaced) {
         waiting.erase(e.task);
         coverage.placed_from_queue += queued.count(e.task);
@@ -275,17 +279,33 @@ Coverage CompareWithReference(const std::string &policy, uint64_t seed, int step
 TEST_CASE("every policy decides exactly as the straightforward reference on random workloads",
           "[core][fairness][reference]") {
   for (const std::string policy : {"mgb", "memory", "mgb-sm", "single", "cg:2"}) {
+    size_t grows_refused = 0;
     for (uint64_t seed = 1; seed <= 4; ++seed) {
       const Coverage c = CompareWithReference(policy, seed, 4000);
+      grows_refused += c.grows_refused;
       INFO(policy << " seed " << seed << ": " << c.events << " events, " << c.placed_from_queue
                   << " placed from the queue, " << c.backfilled << " past an older waiter, queue up to "
-                  << c.longest_queue);
+                  << c.longest_queue << ", grows refused / failed as hopeless " << c.grows_refused
+                  << " / " << c.grows_failed);
       // The workload really exercised the queue and backfilling, not only immediate placements.
       CHECK(c.placed_from_queue > 250);
       CHECK(c.backfilled > 100);
       CHECK(c.longest_queue >= 20);
     }
+    // Grow liveness refused grows that could only have waited forever (cg:N: grows never wait).
+    INFO(policy << ": grows refused as hopeless " << grows_refused);
+    if (policy != "cg:2") CHECK(grows_refused > 0);
   }
+}
+
+TEST_CASE("grow liveness decides as the reference, waiting grows failed included",
+          "[core][fairness][reference]") {
+  // With 1 GiB context reserves, a placement's new context sometimes leaves the grows already
+  // waiting on its GPU hopeless: the youngest fails by event (kNoRoom), not as a TaskGrow error.
+  const Coverage c = CompareWithReference("mgb", 4, 4000, kGB);
+  INFO("grows refused / failed as hopeless " << c.grows_refused << " / " << c.grows_failed);
+  CHECK(c.grows_refused > 0);
+  CHECK(c.grows_failed > 0);
 }
 
 }  // namespace mgb::test

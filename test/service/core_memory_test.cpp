@@ -1,5 +1,7 @@
-// Memory accounting: context reserves, and the NVML term (memory used outside mgbd, granted but
-// not yet allocated).
+// Memory accounting: context reserves, the NVML term (memory used outside mgbd, granted but not
+// yet allocated), and grow liveness (tasks waiting to grow never wait for each other forever).
+#include <string>
+
 #include "core_test_support.h"
 
 namespace mgb::test {
@@ -51,6 +53,133 @@ TEST_CASE("NVML term: memory used by others counts, granted-but-unallocated is h
   REQUIRE(c.s->TaskEnd(s, t.task, 3).ok());
   c.s->UpdateDeviceMemory(0, 15 * kGB, kGB, 3);  // its memory is freed; the context stays
   CHECK(c.sink.PlacedOn(big.task) == 0);
+}
+
+// ---- grow liveness: tasks waiting to grow must not wait for each other forever -----------------
+
+namespace {
+
+size_t CountEvents(const RecordingSink &sink, core::EventKind kind, core::TaskId task) {
+  size_t n = 0;
+  for (const core::Event &e : sink.events) n += e.kind == kind && e.task == task;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("two tasks growing into each other's room: exactly one fails, the other is granted after",
+          "[core][memory][grow]") {
+  Core c(Gpus(1, 16 * kGB), "mgb", kGB);
+  const auto s1 = c.Open(), s2 = c.Open();
+  const auto a = c.Begin(s1, Request(6 * kGB));
+  const auto b = c.Begin(s2, Request(6 * kGB));  // 6 + 6 + 2 contexts: 2 GB free
+  REQUIRE((a.gpu == 0 && b.gpu == 0));
+  // a waits: b's end would give it room (16 - 2 - 6 = 8 >= 4).
+  auto first = c.s->TaskGrow(s1, a.task, 4 * kGB, 0, 1);
+  REQUIRE(first.ok());
+  CHECK_FALSE(first->grown);
+  // b waiting too would leave room for neither, even after every other task ended
+  // (16 - 2 - 12 = 2 < 4): b, the youngest, fails at once; a keeps waiting.
+  auto second = c.s->TaskGrow(s2, b.task, 4 * kGB, 0, 2);
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.status().code() == absl::StatusCode::kResourceExhausted);
+  const std::string message(second.status().message());
+  INFO(message);
+  CHECK(message.find("task " + std::to_string(b.task)) != std::string::npos);
+  CHECK(message.find("GPU 0 (g0") != std::string::npos);
+  CHECK(message.find(std::to_string(4 * kGB) + " bytes") != std::string::npos);
+  CHECK(c.s->Status().gpus[0].memory_reserved == 14 * kGB);  // the refusal changed nothing
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskGrown, a.task));
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, a.task));
+  // b's program sees an allocation error and ends its task: a's grow goes through.
+  REQUIRE(c.s->TaskEnd(s2, b.task, 3).ok());
+  CHECK(CountEvents(c.sink, core::EventKind::kTaskGrown, a.task) == 1);
+  CHECK(c.s->Status().gpus[0].memory_reserved == 10 * kGB + 2 * kGB);
+}
+
+TEST_CASE("a waiting grow that a running task's end will satisfy is not failed",
+          "[core][memory][grow]") {
+  Core c(Gpus(1, 16 * kGB), "mgb");
+  const auto s = c.Open();
+  const auto a = c.Begin(s, Request(6 * kGB));
+  const auto b = c.Begin(s, Request(6 * kGB));
+  const auto holder = c.Begin(s, Request(3 * kGB));  // 1 GB free
+  REQUIRE(c.s->TaskGrow(s, a.task, 4 * kGB, 0, 1).ok());
+  // Both wait; holder's end alone gives room for the oldest (16 - 12 = 4 >= 4): not hopeless.
+  auto second = c.s->TaskGrow(s, b.task, 2 * kGB, 0, 2);
+  REQUIRE(second.ok());
+  CHECK_FALSE(second->grown);
+  c.s->UpdateDeviceMemory(0, 0, 0, 3);  // an event that re-checks: still nothing fails
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, a.task));
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, b.task));
+  REQUIRE(c.s->TaskEnd(s, holder.task, 4).ok());  // 4 GB free: a first (FIFO)
+  CHECK(c.sink.Has(core::EventKind::kTaskGrown, a.task));
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskGrown, b.task));
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, b.task));  // a's end will serve it
+  REQUIRE(c.s->TaskEnd(s, a.task, 5).ok());
+  CHECK(c.sink.Has(core::EventKind::kTaskGrown, b.task));
+  CHECK(c.s->waiting_count() == 0);
+}
+
+TEST_CASE("a grow that fits is granted past an older waiting grow when waiting would deadlock",
+          "[core][memory][grow]") {
+  Core c(Gpus(1, 16 * kGB), "mgb");
+  const auto s = c.Open();
+  const auto a = c.Begin(s, Request(6 * kGB));
+  const auto b = c.Begin(s, Request(5 * kGB));  // 5 GB free
+  auto big = c.s->TaskGrow(s, a.task, 8 * kGB, 0, 1);  // waits for b (16 - 6 = 10 >= 8)
+  REQUIRE(big.ok());
+  REQUIRE_FALSE(big->grown);
+  // b's 2 GB fit now. Queued behind a it would hold its 5 GB and leave a hopeless (16 - 11 < 8).
+  auto small = c.s->TaskGrow(s, b.task, 2 * kGB, 0, 2);
+  REQUIRE(small.ok());
+  CHECK(small->grown);
+  REQUIRE(c.s->TaskEnd(s, b.task, 3).ok());  // 10 GB free
+  CHECK(c.sink.Has(core::EventKind::kTaskGrown, a.task));
+}
+
+TEST_CASE("a new session's context reserve can leave waiting grows hopeless: the youngest fails",
+          "[core][memory][grow]") {
+  Core c(Gpus(1, 16 * kGB), "mgb", kGB);
+  const auto s1 = c.Open(), s2 = c.Open(), s3 = c.Open(), s4 = c.Open();
+  const auto a = c.Begin(s1, Request(5 * kGB));
+  const auto b = c.Begin(s2, Request(5 * kGB));
+  c.Begin(s3, Request(2 * kGB));  // 12 + 3 contexts: 1 GB free
+  REQUIRE(c.s->TaskGrow(s1, a.task, 3 * kGB, 0, 1).ok());  // room 16 - 3 - 5 = 8
+  auto waits = c.s->TaskGrow(s2, b.task, 3 * kGB, 0, 2);  // room 16 - 3 - 10 = 3: just enough
+  REQUIRE(waits.ok());
+  REQUIRE_FALSE(waits->grown);
+  // A fourth session's first task takes the last 1 GB for its context: room 2 < 3.
+  const auto newcomer = c.Begin(s4, Request(0), 3);
+  REQUIRE(newcomer.gpu == 0);
+  const core::Event *failed = nullptr;
+  for (const core::Event &e : c.sink.events) {
+    if (e.kind == core::EventKind::kTaskCancelled && e.is_grow) failed = &e;
+  }
+  REQUIRE(failed != nullptr);
+  CHECK(failed->task == b.task);  // the youngest
+  CHECK(failed->reason == core::CancelReason::kNoRoom);
+  CHECK(failed->grow_bytes == 3 * kGB);
+  const absl::Status status = c.s->CancelStatus(*failed);
+  CHECK(status.code() == absl::StatusCode::kResourceExhausted);
+  CHECK(std::string(status.message()).find("task " + std::to_string(b.task)) != std::string::npos);
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, a.task));  // room 16 - 4 - 5 = 7 >= 3
+  REQUIRE(c.s->CloseSession(s3, 4).ok());  // its task and context: 3 GB free
+  CHECK(c.sink.Has(core::EventKind::kTaskGrown, a.task));
+}
+
+TEST_CASE("a grow beyond the GPU beside the task's own reservation and context fails at once",
+          "[core][memory][grow]") {
+  Core c(Gpus(1, 16 * kGB), "mgb", kGB);
+  const auto s = c.Open();
+  const auto a = c.Begin(s, Request(10 * kGB));
+  auto too_big = c.s->TaskGrow(s, a.task, 5 * kGB + 1, 0, 1);  // 10 + 1 + 5 GB + 1 byte > 16
+  REQUIRE_FALSE(too_big.ok());
+  CHECK(too_big.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(std::string(too_big.status().message()).find("context reserve") != std::string::npos);
+  auto fits = c.s->TaskGrow(s, a.task, 5 * kGB, 0, 2);
+  REQUIRE(fits.ok());
+  CHECK(fits->grown);
 }
 
 }  // namespace mgb::test

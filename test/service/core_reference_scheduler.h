@@ -3,6 +3,8 @@
 // waiting task in FIFO order with a full Choose; mgb-sm computes every SM's room afresh. The
 // equivalence test drives both with one random workload and requires identical event streams.
 // It trusts the real scheduler for input validation (it is only called with accepted requests).
+// Grow liveness is written out as the rule reads: after every event, on every GPU, while the
+// oldest waiting grow could not fit even if every task not waiting to grow ended, fail the youngest.
 #ifndef MGB_TEST_SERVICE_CORE_REFERENCE_SCHEDULER_H
 #define MGB_TEST_SERVICE_CORE_REFERENCE_SCHEDULER_H
 
@@ -83,6 +85,7 @@ class ReferenceScheduler {
     s.tasks.insert(id);
     if (fit.gpu >= 0) {
       Place(id, stored, fit, now);
+      FailHopelessGrows(now);
       return fit.gpu;
     }
     stored.queue_seq = next_seq_++;
@@ -102,11 +105,18 @@ class ReferenceScheduler {
     Task *t = Owned(session, id);
     if (t == nullptr || t->gpu < 0 || t->grow_extra > 0 || extra == 0) return std::nullopt;
     const Gpu &g = gpus_[t->gpu];
-    if (extra > g.spec.memory_bytes || t->memory + extra > g.spec.memory_bytes) return std::nullopt;
-    bool earlier_grow_here = false;
-    for (const auto &[seq, other] : growing_) earlier_grow_here |= tasks_.at(other).gpu == t->gpu;
+    const uint64_t own_context = Blind() ? 0 : options_.context_reserve_bytes;
+    if (extra > g.spec.memory_bytes || t->memory + own_context + extra > g.spec.memory_bytes) return std::nullopt;
+    const std::vector<core::TaskId> queue = GrowsOn(t->gpu);
     const bool fits = Blind() || Available(g) >= extra;
-    if (fits && !earlier_grow_here) {
+    if (fits && queue.empty()) {
+      ApplyGrow(id, *t, extra, now);
+      return true;
+    }
+    // Would waiting (holding its memory) leave the oldest grow here hopeless?
+    const uint64_t oldest_extra = queue.empty() ? extra : tasks_.at(queue.front()).grow_extra;
+    if (!Blind() && RoomForGrows(t->gpu, t->memory) < oldest_extra) {
+      if (!fits) return std::nullopt;  // RESOURCE_EXHAUSTED
       ApplyGrow(id, *t, extra, now);
       return true;
     }
@@ -446,7 +456,42 @@ class ReferenceScheduler {
         if (t.reserved_gpu < 0) t.reserved_gpu = ChooseReservation(t);
         head_gpu_ = t.reserved_gpu;
         excluded[head_gpu_] = true;
-        if (gpus_.size() == 1) return;
+        if (gpus_.size() == 1) break;
+      }
+    }
+    FailHopelessGrows(now);
+  }
+
+  // The tasks waiting to grow on a GPU, oldest grow first.
+  std::vector<core::TaskId> GrowsOn(int gpu) const {
+    std::vector<core::TaskId> queue;
+    for (const auto &[seq, id] : growing_) {
+      if (tasks_.at(id).gpu == gpu) queue.push_back(id);
+    }
+    return queue;
+  }
+
+  // What the GPU could offer a grow if every task there not waiting to grow ended, with `more`
+  // held besides (a grow about to wait).
+  uint64_t RoomForGrows(int gpu, uint64_t more) const {
+    uint64_t held = more;
+    for (core::TaskId id : GrowsOn(gpu)) held += tasks_.at(id).memory;
+    const Gpu &g = gpus_[gpu];
+    return Sub(g.spec.memory_bytes, g.contexts * options_.context_reserve_bytes + held);
+  }
+
+  // A pass fails at most the youngest grow of each GPU whose oldest grow is hopeless; repeat.
+  void FailHopelessGrows(core::Micros now) {
+    if (Blind()) return;
+    for (bool failed = true; failed;) {
+      failed = false;
+      for (int gpu = 0; gpu < static_cast<int>(gpus_.size()); ++gpu) {
+        const std::vector<core::TaskId> queue = GrowsOn(gpu);
+        if (queue.empty() || RoomForGrows(gpu, 0) >= tasks_.at(queue.front()).grow_extra) continue;
+        Task &t = tasks_.at(queue.back());
+        EmitTask(core::EventKind::kTaskCancelled, queue.back(), t, now, true, core::CancelReason::kNoRoom);
+        DropGrow(queue.back(), t);
+        failed = true;
       }
     }
   }
@@ -454,7 +499,7 @@ class ReferenceScheduler {
   void Emit(core::Event e) { sink_->OnEvent(e); }
   void EmitTask(core::EventKind kind, core::TaskId id, const Task &t, core::Micros now,
                 bool is_grow = false, core::CancelReason reason = core::CancelReason::kNone) {
-    Emit({kind, now, t.session, id, t.gpu, t.memory, t.warps, is_grow, reason});
+    Emit({kind, now, t.session, id, t.gpu, t.memory, t.warps, is_grow, reason, is_grow ? t.grow_extra : 0});
   }
 
   std::vector<Gpu> gpus_;

@@ -90,3 +90,46 @@ TEST_CASE("a recorded job with no profile is named", "[sim][batch]") {
   CHECK_THROWS_WITH(CheckRecordedRun(run, profiles, TwoGpus("mgb")),
                     Catch::Contains("run.json: jobs[0].name: \"zz\" has no profile"));
 }
+
+TEST_CASE("observed per-job memory becomes the task's peak and memory steps", "[sim][batch]") {
+  constexpr uint64_t kContext = 500 * kMiB;
+  // Ran 10 s from t = 2: context only, then 4 GiB, then 6 GiB (NVML counts the context too).
+  nlohmann::json run = BatchRun(1, {BatchJob("grows", 0, 2, 12, 5000), BatchJob("estimate_only", 0, 12, 22, 0)}, 22);
+  run["jobs"][0]["memory_bytes"] = 0;  // no estimate needed when memory was observed
+  run["jobs"][0]["memory_samples"] = {{2.5, 0}, {3.0, kContext}, {4.5, kContext + 4 * kGiB},
+                                      {5.0, kContext + 4 * kGiB}, {9.5, kContext + 6 * kGiB},
+                                      {11.5, kContext + 6 * kGiB}};
+  run["jobs"][0]["peak_memory_bytes"] = kContext + 6 * kGiB;
+  const Trace trace = ProfilesFromSoloRun(RecordedRunFromJson(run, "solo.json"), kContext);
+  const TaskProfile& grows = trace.jobs[0].tasks[0];
+  CHECK(grows.memory_bytes == 6 * kGiB);
+  REQUIRE(grows.memory.size() == 3);  // equal neighbours merged; context-only reads as 0
+  CHECK(grows.memory[0].at == 0.0);
+  CHECK(grows.memory[0].bytes == 0);
+  CHECK(grows.memory[1].at == Approx(0.25));
+  CHECK(grows.memory[1].bytes == 4 * kGiB);
+  CHECK(grows.memory[2].at == Approx(0.75));
+  CHECK(grows.memory[2].bytes == 6 * kGiB);
+  CHECK(grows.MemoryAt(0.5) == 4 * kGiB);
+  // No samples: the job list's estimate throughout, as before.
+  const TaskProfile& estimate = trace.jobs[1].tasks[0];
+  CHECK(estimate.memory_bytes == 10 * kGiB);
+  CHECK(estimate.memory.empty());
+
+  // Only a context observed and no estimate: refused by name.
+  run["jobs"][0]["memory_samples"] = {{3.0, kContext}};
+  run["jobs"][0]["peak_memory_bytes"] = kContext;
+  CHECK_THROWS_WITH(ProfilesFromSoloRun(RecordedRunFromJson(run, "solo.json"), kContext),
+                    Catch::Contains("jobs[0] (\"grows\").memory_bytes"));
+}
+
+TEST_CASE("bad memory samples are refused naming the field", "[sim][batch]") {
+  nlohmann::json run = BatchRun(1, {BatchJob("x", 0, 0, 5, 0)}, 5);
+  run["jobs"][0]["memory_samples"] = {{1.0, 5}, {0.5}};
+  CHECK_THROWS_WITH(RecordedRunFromJson(run, "r.json"),
+                    Catch::Contains("r.json: jobs[0].memory_samples[1]: must be [t_s, bytes]"));
+  run["jobs"][0]["memory_samples"] = {{1.0, 5}, {0.5, 7}};
+  CHECK_THROWS_WITH(RecordedRunFromJson(run, "r.json"), Catch::Contains("memory_samples[1]: samples must be in time order"));
+  run["jobs"][0]["memory_samples"] = {{1.0, -5}};
+  CHECK_THROWS_WITH(RecordedRunFromJson(run, "r.json"), Catch::Contains("memory_samples[0][1]"));
+}

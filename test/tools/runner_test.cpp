@@ -164,7 +164,7 @@ TEST_CASE("the JSON record carries the summary, every job's fields and GPU sampl
   BatchResult r = RunBatch({Shell("a", "echo 'MGB_KERNEL_MS name=k ms=4 launches=2'"),
                             Shell("b", "echo 'out of memory' >&2; exit 1")},
                            options);
-  RunInfo info{"cg:2", "jobs.json", "/tmp/s.sock", 2, ""};
+  RunInfo info{"cg:2", "jobs.json", "/tmp/s.sock", 2, "", ""};
   std::vector<GpuSample> samples = {{0.5, {{80, 40, 1000, 2000}, {10, 5, 100, 2000}}}};
   auto doc = nlohmann::json::parse(BatchResultToJson(r, info, samples));
   CHECK(doc["label"] == "cg:2");
@@ -184,4 +184,7 @@ TEST_CASE("the JSON record carries the summary, every job's fields and GPU sampl
   CHECK(doc["jobs"][1]["oom"] == true);
   CHECK(doc["gpu_samples"][0]["gpus"][1]["util"] == 10);
   CHECK(doc["gpu_samples"][0]["gpus"][0]["mem_used"] == 1000);
+  // Per-job memory fields appear only where memory was sampled (job_memory_test.cpp).
+  CHECK_FALSE(doc["jobs"][0].contains("memory_samples"));
+  CHECK_FALSE(doc.contains("per_process_memory"));
 }

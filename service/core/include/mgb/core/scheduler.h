@@ -29,6 +29,15 @@
 // (backfilling). Pending grows of running tasks are served before any waiting TaskBegin and ignore
 // the reservation (the growing program is blocked and holds memory: making it wait behind the
 // reservation could deadlock).
+//
+// Grow liveness (docs/service.md, "Grow liveness"): a task waiting to grow holds its memory, so
+// tasks on one GPU that all wait to grow can wait for each other forever. For GPU g let
+//   room(g) = capacity(g) - contexts(g) x reserve - sum of reservations of tasks waiting to grow,
+// the most g could offer if every task there that is not waiting to grow ended. Grows wait FIFO
+// per GPU, so the oldest waiting grow decides: when room(g) is below its extra bytes every waiting
+// grow on g is hopeless, and the youngest fails with RESOURCE_EXHAUSTED (kTaskCancelled, reason
+// kNoRoom; synchronously when it is the grow being asked), repeated until the oldest is not
+// hopeless. Checked after every event that can lower room(g): a grow queued, a context charged.
 #ifndef MGB_SERVICE_CORE_MGB_CORE_SCHEDULER_H
 #define MGB_SERVICE_CORE_MGB_CORE_SCHEDULER_H
 
@@ -89,7 +98,13 @@ enum class EventKind {
   kTaskCancelled,  // a waiting task (or a pending grow, is_grow) gave up
 };
 
-enum class CancelReason { kNone, kDeadline, kCancelled, kSessionClosed };
+enum class CancelReason {
+  kNone,
+  kDeadline,
+  kCancelled,
+  kSessionClosed,
+  kNoRoom,  // a pending grow failed because every waiting grow on its GPU was hopeless
+};
 
 struct Event {
   EventKind kind = EventKind::kTaskQueued;
@@ -101,6 +116,7 @@ struct Event {
   uint64_t warps = 0;
   bool is_grow = false;       // kTaskCancelled / kTaskQueued of a grow request
   CancelReason reason = CancelReason::kNone;
+  uint64_t grow_bytes = 0;    // a grow's extra bytes (kTaskQueued / kTaskCancelled with is_grow)
 };
 
 class EventSink {
@@ -171,6 +187,9 @@ class Scheduler {
   // Errors (state unchanged): INVALID_ARGUMENT naming the field (zero shape, memory above every
   // GPU's capacity, a block no SM can hold under mgb-sm), NOT_FOUND for an unknown session.
   absl::StatusOr<BeginResult> TaskBegin(SessionId session, const TaskRequest &request, Micros now);
+  // Errors: INVALID_ARGUMENT when the reservation plus extra_bytes (plus the session's context
+  // reserve, memory-aware policies) exceeds the GPU's capacity; RESOURCE_EXHAUSTED when waiting
+  // would make every waiting grow on the GPU hopeless and this grow does not fit now (see the top).
   absl::StatusOr<GrowResult> TaskGrow(SessionId session, TaskId task, uint64_t extra_bytes,
                                       Micros deadline, Micros now);
   // The task really allocated `allocated_bytes` of its reservation so far (NVML accounting).
@@ -183,6 +202,9 @@ class Scheduler {
                              Micros now);
 
   void ExpireDeadlines(Micros now);
+  // The status a parked TaskBegin / TaskGrow ends with for a kTaskCancelled event: DEADLINE_EXCEEDED,
+  // CANCELLED, or RESOURCE_EXHAUSTED (kNoRoom) naming the task, the GPU and the bytes.
+  absl::Status CancelStatus(const Event &event) const;
   std::optional<Micros> NextDeadline() const;
 
   // NVML's view of an NVML GPU (ignored for config GPUs); retries waiting tasks.
@@ -282,12 +304,24 @@ class Scheduler {
   void ChargeContext(Session &s, int gpu);
   void RetryWaiting(Micros now);
   void RetryGrows(Micros now);
+  void PlaceWaitingTasks(Micros now);
   void ApplyGrow(TaskId id, Task &t, uint64_t extra, Micros now);
+  // Grow liveness (see the top). The pending grows on one GPU, FIFO.
+  struct GrowQueue {
+    uint64_t held = 0;         // reservations of the tasks waiting to grow
+    uint64_t oldest_extra = 0;  // the oldest pending grow's extra bytes; 0: none pending
+    TaskId youngest = 0;
+  };
+  std::vector<GrowQueue> GrowQueues() const;
+  uint64_t RoomForGrows(int gpu, uint64_t held) const;
+  void FailHopelessGrows(Micros now);
+  std::string NoRoomMessage(TaskId id, int gpu, uint64_t memory, uint64_t extra) const;
   // The oldest waiting task after `after_seq` that may fit (pinned sessions' tasks always
   // qualify, their Choose is O(1)); false when none.
   bool NextCandidate(uint64_t after_seq, const OpenRoom &room, WaitingIndex::Entry &next) const;
   void Emit(Event event);
   Event TaskEvent(EventKind kind, TaskId id, const Task &t, Micros now) const;
+  Event GrowEvent(EventKind kind, TaskId id, const Task &t, Micros now) const;  // its pending grow
 
   std::vector<GpuState> gpus_;
   Options options_;
