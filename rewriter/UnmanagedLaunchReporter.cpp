@@ -5,28 +5,51 @@
 
 #include "clang/AST/ExprCXX.h"
 
+#include <vector>
+
 namespace mgb::rewriter {
 
 using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace {
-// CUDA runtime entry points that start kernels but have no mgb_ twin in mgb.h.
-bool isUntwinnedLaunchApi(llvm::StringRef name) {
-  return name == "cudaLaunchCooperativeKernel" ||
-         name == "cudaLaunchCooperativeKernelMultiDevice" || name == "cudaLaunchKernelEx" ||
-         name == "cudaLaunchKernelExC" || name == "cudaGraphLaunch";
+// CUDA runtime entry points with no mgb_ twin in mgb.h that start kernels or take device memory:
+// the rewrite cannot route them through libmgb, so each call is reported.
+struct UntwinnedApi {
+  const char *name;
+  const char *consequence;
+};
+constexpr const char *kLaunch = "this launch runs unmanaged (on the device the task's memory is on)";
+constexpr const char *kAlloc = "this device memory is not counted in any task's reservation, and "
+                               "it lives on the device current at the call";
+constexpr UntwinnedApi kUntwinned[] = {
+    {"cudaLaunchCooperativeKernel", kLaunch},
+    {"cudaLaunchCooperativeKernelMultiDevice", kLaunch},
+    {"cudaLaunchKernelEx", kLaunch},
+    {"cudaLaunchKernelExC", kLaunch},
+    {"cudaGraphLaunch", kLaunch},
+    {"cudaMallocArray", kAlloc},
+    {"cudaMalloc3D", kAlloc},
+    {"cudaMalloc3DArray", kAlloc},
+    {"cudaMallocMipmappedArray", kAlloc},
+    {"cudaMallocAsync", kAlloc},
+    {"cudaMallocFromPoolAsync", kAlloc},
+};
+
+const UntwinnedApi *findUntwinned(llvm::StringRef name) {
+  for (const UntwinnedApi &api : kUntwinned)
+    if (name == api.name)
+      return &api;
+  return nullptr;
 }
 } // namespace
 
 void UnmanagedLaunchReporter::registerMatchers(MatchFinder &finder) {
   finder.addMatcher(cudaKernelCallExpr().bind("launch"), this);
-  finder.addMatcher(callExpr(callee(functionDecl(hasAnyName(
-                                 "cudaLaunchCooperativeKernel",
-                                 "cudaLaunchCooperativeKernelMultiDevice", "cudaLaunchKernelEx",
-                                 "cudaLaunchKernelExC", "cudaGraphLaunch"))))
-                        .bind("api"),
-                    this);
+  std::vector<llvm::StringRef> names;
+  for (const UntwinnedApi &api : kUntwinned)
+    names.push_back(api.name);
+  finder.addMatcher(callExpr(callee(functionDecl(hasAnyName(names)))).bind("api"), this);
 }
 
 void UnmanagedLaunchReporter::run(const MatchFinder::MatchResult &result) {
@@ -46,11 +69,11 @@ void UnmanagedLaunchReporter::run(const MatchFinder::MatchResult &result) {
   const FunctionDecl *pattern =
       FD->getPrimaryTemplate() ? FD->getPrimaryTemplate()->getTemplatedDecl() : FD;
   SourceLocation at = SM.getExpansionLoc(call->getBeginLoc());
-  if (!isCudaRuntimeDecl(pattern) || !isUntwinnedLaunchApi(FD->getName()) ||
-      SM.isInSystemHeader(at))
+  const UntwinnedApi *api = findUntwinned(FD->getName());
+  if (!api || !isCudaRuntimeDecl(pattern) || SM.isInSystemHeader(at))
     return;
-  warn(siteOf(at, SM) + ": warning: " + FD->getName().str() +
-       " has no mgb twin: this launch runs unmanaged (on the device the task's memory is on)");
+  warn(siteOf(at, SM) + ": warning: " + FD->getName().str() + " has no mgb twin: " +
+       api->consequence);
 }
 
 void UnmanagedLaunchReporter::warn(const std::string &text) {

@@ -1,6 +1,7 @@
 // Reports GPU work the rewrite cannot bind, so that nothing runs unmanaged silently: launches in
-// project headers outside --root (not rewritten), and launches through CUDA entry points that
-// have no mgb twin (cooperative launches, cudaLaunchKernelEx, graphs).
+// project headers outside --root (not rewritten), launches through CUDA entry points that have
+// no mgb twin (cooperative launches, cudaLaunchKernelEx, graphs), and device allocations libmgb
+// cannot count (CUDA arrays, cudaMalloc3D, stream-ordered cudaMallocAsync).
 #ifndef MGB_REWRITER_UNMANAGEDLAUNCHREPORTER_H
 #define MGB_REWRITER_UNMANAGEDLAUNCHREPORTER_H
 

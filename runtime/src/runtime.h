@@ -123,7 +123,12 @@ class Runtime {
   // Tasks and the guard (runtime_tasks.cpp).
   uint64_t StartTask(uint64_t bytes, const LaunchShape &shape, const std::string &site, bool lazy);
   void FinishTask(uint64_t task_id);
-  bool ReserveInTask(uint64_t task_id, uint64_t bytes);
+  // Makes room for `bytes` more in the task, growing its reservation through mgbd when needed.
+  enum class Reserve { kDone, kRefused, kUnmanaged };
+  // kRefused: mgbd can never grow it (RESOURCE_EXHAUSTED, INVALID_ARGUMENT); the caller's
+  // allocation fails like CUDA's out-of-memory. Only when allocation_may_fail; otherwise, and on
+  // any other failure, the session fails (exit, or unmanaged with MGB_UNMANAGED): kUnmanaged.
+  Reserve ReserveInTask(uint64_t task_id, uint64_t bytes, bool allocation_may_fail = false);
   void CommitInTask(uint64_t task_id, uint64_t reserved_bytes, uint64_t allocated_bytes);
   void ReleaseFromTask(uint64_t task_id, uint64_t bytes);
   void PrepareDevice(int device);

@@ -162,7 +162,9 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
   lock.unlock();
 
   if (target == 0 && !fresh.empty()) target = StartTask(fresh_bytes, shape, site, /*lazy=*/true);
-  if (target != 0 && !fresh.empty() && !ReserveInTask(target, fresh_bytes)) target = 0;
+  if (target != 0 && !fresh.empty() && ReserveInTask(target, fresh_bytes) != Reserve::kDone) {
+    target = 0;
+  }
   int device = DeviceOfTask(target);
   if (device >= 0) api_.SetDevice(device);
   cudaError_t error = cudaSuccess;
@@ -279,7 +281,7 @@ cudaError_t Runtime::Migrate(LazyObject *object, uint64_t task_id) {
   int from_device = DeviceOfTask(from_task), to_device = DeviceOfTask(task_id);
   cudaError_t error = cudaSuccess;
   void *to = nullptr;
-  if (!ReserveInTask(task_id, size)) {
+  if (ReserveInTask(task_id, size) != Reserve::kDone) {
     error = cudaErrorMemoryAllocation;
   } else {
     error = api_.Malloc(&to, size);

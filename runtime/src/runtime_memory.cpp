@@ -38,7 +38,11 @@ cudaError_t Runtime::MallocPitch(void **ptr, size_t *pitch, size_t width, size_t
   if (ptr == nullptr || pitch == nullptr) return cudaErrorInvalidValue;
   if (uint64_t task = CurrentTaskId()) {
     uint64_t estimate = PitchFor(width) * height;
-    if (!ReserveInTask(task, estimate)) return api_.MallocPitch(ptr, pitch, width, height);
+    switch (ReserveInTask(task, estimate, /*allocation_may_fail=*/true)) {
+      case Reserve::kRefused: return cudaErrorMemoryAllocation;
+      case Reserve::kUnmanaged: return api_.MallocPitch(ptr, pitch, width, height);
+      case Reserve::kDone: break;
+    }
     cudaError_t error = api_.MallocPitch(ptr, pitch, width, height);
     uint64_t allocated = error == cudaSuccess ? *pitch * height : 0;
     CommitInTask(task, estimate, allocated);
@@ -59,7 +63,11 @@ cudaError_t Runtime::MallocManaged(void **ptr, size_t bytes, unsigned int flags)
   uint64_t task = CurrentTaskId();
   // Outside a task managed memory is real at once: the host may touch it right away.
   if (task == 0) return api_.MallocManaged(ptr, bytes, flags);
-  if (!ReserveInTask(task, bytes)) return api_.MallocManaged(ptr, bytes, flags);
+  switch (ReserveInTask(task, bytes, /*allocation_may_fail=*/true)) {
+    case Reserve::kRefused: return cudaErrorMemoryAllocation;
+    case Reserve::kUnmanaged: return api_.MallocManaged(ptr, bytes, flags);
+    case Reserve::kDone: break;
+  }
   cudaError_t error = api_.MallocManaged(ptr, bytes, flags);
   CommitInTask(task, bytes, error == cudaSuccess ? bytes : 0);
   if (error == cudaSuccess) {

@@ -189,20 +189,21 @@ void Runtime::TaskEnd(mgb_task task) {
 
 // ---- the guard
 
-bool Runtime::ReserveInTask(uint64_t task_id, uint64_t bytes) {
+Runtime::Reserve Runtime::ReserveInTask(uint64_t task_id, uint64_t bytes,
+                                        bool allocation_may_fail) {
   uint64_t missing;
   {
     std::lock_guard lock(mu_);
     auto it = tasks_.find(task_id);
-    if (it == tasks_.end()) return true;
+    if (it == tasks_.end()) return Reserve::kDone;
     Task &task = *it->second;
     uint64_t wanted = task.allocated + task.pending + bytes;
     task.pending += bytes;
-    if (wanted <= task.Budget()) return true;
+    if (wanted <= task.Budget()) return Reserve::kDone;
     missing = wanted - task.Budget();
   }
   std::shared_ptr<Client> client = session_.client();
-  if (client == nullptr) return true;
+  if (client == nullptr) return Reserve::kDone;
   // A wrong estimate costs waiting here, never another program's out-of-memory.
   auto grown = client->TaskGrow(task_id, missing);
   if (!grown.ok()) {
@@ -211,14 +212,24 @@ bool Runtime::ReserveInTask(uint64_t task_id, uint64_t bytes) {
       auto it = tasks_.find(task_id);
       if (it != tasks_.end()) it->second->pending -= bytes;
     }
-    session_.Fail(Describe(task_id) + " could not grow by " + std::to_string(missing) +
-                  " bytes: " + grown.status().ToString());
-    return false;
+    const std::string what = Describe(task_id) + " could not grow by " + std::to_string(missing) +
+                             " bytes: " + grown.status().ToString();
+    const absl::StatusCode code = grown.status().code();
+    if (allocation_may_fail && (code == absl::StatusCode::kResourceExhausted ||
+                                code == absl::StatusCode::kInvalidArgument)) {
+      // mgbd refused for good (docs/service.md, "Grow liveness"): this allocation fails the way
+      // CUDA's out-of-memory would, and the program decides what to do.
+      std::fprintf(stderr, "mgb: %s; the allocation returns cudaErrorMemoryAllocation\n",
+                   what.c_str());
+      return Reserve::kRefused;
+    }
+    session_.Fail(what);
+    return Reserve::kUnmanaged;
   }
   std::lock_guard lock(mu_);
   auto it = tasks_.find(task_id);
   if (it != tasks_.end() && *grown > it->second->reserved) it->second->reserved = *grown;
-  return true;
+  return Reserve::kDone;
 }
 
 void Runtime::CommitInTask(uint64_t task_id, uint64_t reserved_bytes, uint64_t allocated_bytes) {
@@ -240,7 +251,11 @@ void Runtime::ReleaseFromTask(uint64_t task_id, uint64_t bytes) {
 }
 
 cudaError_t Runtime::GuardedMalloc(uint64_t task_id, void **ptr, size_t bytes) {
-  if (!ReserveInTask(task_id, bytes)) return api_.Malloc(ptr, bytes);  // unmanaged from now on
+  switch (ReserveInTask(task_id, bytes, /*allocation_may_fail=*/true)) {
+    case Reserve::kRefused: return cudaErrorMemoryAllocation;
+    case Reserve::kUnmanaged: return api_.Malloc(ptr, bytes);  // unmanaged from now on
+    case Reserve::kDone: break;
+  }
   cudaError_t error = api_.Malloc(ptr, bytes);
   CommitInTask(task_id, bytes, error == cudaSuccess ? bytes : 0);
   if (error == cudaSuccess) {

@@ -35,19 +35,6 @@ std::string RandomSessionKey() {
   return key;
 }
 
-grpc::Status CancelStatus(core::CancelReason reason, bool is_grow) {
-  switch (reason) {
-    case core::CancelReason::kDeadline:
-      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                          is_grow ? "deadline_unix_ms: the GPU had no room for the grow in time"
-                                  : "deadline_unix_ms: no GPU had room in time");
-    case core::CancelReason::kSessionClosed:
-      return grpc::Status(grpc::StatusCode::CANCELLED, "session_id: the session ended");
-    default:
-      return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
-  }
-}
-
 constexpr size_t kMaxWatchBacklog = 10000;  // a watcher further behind than this is dropped
 
 }  // namespace
@@ -368,7 +355,7 @@ void SchedulerService::OnEvent(const core::Event &event) {
         WaitReactor *r = it->second;
         parked.erase(it);
         after_unlock_.push_back(
-            [r, s = CancelStatus(event.reason, event.is_grow)] { r->Finish(s); });
+            [r, s = ToGrpc(core_->CancelStatus(event))] { r->Finish(s); });
       }
       break;
     }

@@ -25,6 +25,7 @@ struct JobState {
   int gpu = -1;
   double progress = 0.0;            // of the current task, 0..1
   double target = 0.0;              // progress at the next milestone (memory step or end)
+  double stepped_to = -1.0;         // the last memory step applied (its progress point)
   double rate = 0.0;                // solo seconds per second
   double kernel_share = 0.0;        // share of wall time its kernels run: busy * stretch * rate
   double occupancy = 0.0;
@@ -226,9 +227,20 @@ void NodeSimulation::DrainCoreEvents() {
     std::vector<core::Event> batch;
     batch.swap(core_events_);
     for (const core::Event& e : batch) {
-      if (e.kind != core::EventKind::kTaskPlaced && e.kind != core::EventKind::kTaskGrown) continue;
+      const bool failed_grow = e.kind == core::EventKind::kTaskCancelled && e.is_grow;
+      if (e.kind != core::EventKind::kTaskPlaced && e.kind != core::EventKind::kTaskGrown &&
+          !failed_grow) {
+        continue;
+      }
       const size_t j = JobOfSession(e.session);
       if (j == SIZE_MAX || jobs_[j].task != e.task) continue;
+      if (failed_grow && jobs_[j].phase == Phase::kGrowing) {
+        // A waiting growth mgbd gave up on: the allocation fails, the job dies of it.
+        FinishJob(j, JobOutcome::kOutOfMemory,
+                  absl::StrCat("mgbd gave up growing task ", jobs_[j].task_index, ": ",
+                               core_->CancelStatus(e).message()));
+        continue;
+      }
       if (e.kind == core::EventKind::kTaskPlaced && jobs_[j].phase == Phase::kQueued) {
         OnPlaced(j, e.gpu);
       } else if (e.kind == core::EventKind::kTaskGrown && jobs_[j].phase == Phase::kGrowing) {
@@ -253,6 +265,7 @@ void NodeSimulation::OnPlaced(size_t j, int gpu) {
   job.reserved = task.memory_bytes;
   job.used = 0;
   job.progress = 0.0;
+  job.stepped_to = 0.0;  // the usage at progress 0 is applied just below
   job.occupancy = Occupancy(task.shape.warps(), options_.gpus[gpu].warp_capacity());
   if (!job.has_context[gpu]) {
     if (!Allocate(j, options_.context_bytes, "creating its CUDA context")) return;
@@ -289,6 +302,7 @@ void NodeSimulation::Milestone(size_t j) {
     EndTask(j);
     return;
   }
+  job.stepped_to = job.progress;
   ApplyUsage(j, CurrentTask(j).MemoryAt(job.progress));
 }
 
@@ -305,8 +319,11 @@ void NodeSimulation::ApplyUsage(size_t j, uint64_t bytes) {
     // libmgb's guard asks mgbd before the program allocates past its reservation.
     auto grown = core_->TaskGrow(job.session, job.task, bytes - job.reserved, 0, ToMicros(now_));
     if (!grown.ok()) {
-      FinishJob(j, JobOutcome::kRejected, absl::StrCat("mgbd refused to grow task ", job.task_index,
-                                                       ": ", grown.status().message()));
+      // libmgb returns cudaErrorMemoryAllocation for a growth mgbd refuses for good: the job
+      // dies of out-of-memory, alone (docs/service.md, "Grow liveness").
+      FinishJob(j, JobOutcome::kOutOfMemory, absl::StrCat("mgbd refused to grow task ",
+                                                          job.task_index, ": ",
+                                                          grown.status().message()));
       return;
     }
     if (!grown->grown) {
@@ -422,8 +439,10 @@ void NodeSimulation::Reschedule(int gpu) {
     job.rate = options_.model.Rate(task.busy_fraction, sum, active);
     job.kernel_share = task.busy_fraction * options_.model.Stretch(sum, active) * job.rate;
     job.target = 1.0;
+    // The next step not yet applied, not the next point past `progress`: a reschedule at the very
+    // moment a job reaches a step (settling puts it on the point) must not skip that step.
     for (double p : task.MemoryChangePoints()) {
-      if (p > job.progress) {
+      if (p > job.stepped_to) {
         job.target = p;
         break;
       }

@@ -64,3 +64,23 @@ TEST_CASE("growth blocks until another program frees memory", "[runtime][guard]"
   CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(400));
   m.runtime->TaskEnd(task);
 }
+
+TEST_CASE("a growth mgbd refuses for good fails the allocation like CUDA's out-of-memory",
+          "[runtime][guard]") {
+  MgbdProcess mgbd({64 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  mgb_task task = m.runtime->TaskBegin(kMiB, kOne, kOne, nullptr, "guard.cu:9");
+  REQUIRE(task != 0);
+  void *huge = nullptr;
+  // More than the GPU holds: mgbd answers INVALID_ARGUMENT at once instead of waiting forever.
+  CHECK(m.runtime->Malloc(&huge, 128 * kMiB) == cudaErrorMemoryAllocation);
+  CHECK(huge == nullptr);
+  CHECK(m.fake.CallsNamed("Malloc").empty());  // the real allocator was never asked
+  // The session goes on: a later allocation that fits is still guarded and made.
+  void *small = nullptr;
+  CHECK(m.runtime->Malloc(&small, kMiB) == cudaSuccess);
+  CHECK(m.runtime->ReservedBytes(task) == kMiB + kDefaultHeapBytes);
+  m.runtime->Free(small);
+  m.runtime->TaskEnd(task);
+  CHECK(mgbd.Status().tasks_size() == 0);
+}

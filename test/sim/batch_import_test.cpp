@@ -92,7 +92,7 @@ TEST_CASE("a recorded job with no profile is named", "[sim][batch]") {
 }
 
 TEST_CASE("observed per-job memory becomes the task's peak and memory steps", "[sim][batch]") {
-  constexpr uint64_t kContext = 500 * kMiB;
+  constexpr uint64_t kContext = 500 * mgb::core::kMiB;
   // Ran 10 s from t = 2: context only, then 4 GiB, then 6 GiB (NVML counts the context too).
   nlohmann::json run = BatchRun(1, {BatchJob("grows", 0, 2, 12, 5000), BatchJob("estimate_only", 0, 12, 22, 0)}, 22);
   run["jobs"][0]["memory_bytes"] = 0;  // no estimate needed when memory was observed

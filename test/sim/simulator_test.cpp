@@ -138,6 +138,30 @@ TEST_CASE("a task that allocates past its reservation grows it through the core"
   CHECK(r.jobs[0].ended_s == Approx(26.0));
 }
 
+TEST_CASE("two jobs growing into each other's room: one dies of out-of-memory, not both stuck",
+          "[sim]") {
+  // Each asks 30 GiB of an 80 GiB GPU and reaches 60 GiB half way: each growth needs what the
+  // other holds. mgbd refuses the younger growth for good (docs/service.md, "Grow liveness"),
+  // libmgb fails that allocation, the job dies alone, and the other grows and finishes.
+  Trace trace;
+  for (const char *name : {"first", "second"}) {
+    JobProfile job = OneTaskJob(name, 0, 10, 0, 30 * kGiB);
+    job.tasks[0].memory = {{0.0, 30 * kGiB}, {0.5, 60 * kGiB}};
+    trace.jobs.push_back(job);
+  }
+  SimOptions options = Node(1, 80 * kGiB, "mgb", 0);
+  options.context_bytes = 0;
+  options.core.context_reserve_bytes = 0;
+  const SimResult r = Run(trace, options);
+  int completed = 0, out_of_memory = 0;
+  for (const JobRecord &job : r.jobs) {
+    completed += job.outcome == JobOutcome::kCompleted;
+    out_of_memory += job.outcome == JobOutcome::kOutOfMemory;
+  }
+  CHECK(completed == 1);
+  CHECK(out_of_memory == 1);
+}
+
 TEST_CASE("the same seed gives the same trace and the same run; another seed differs", "[sim]") {
   GeneratorOptions g;
   g.jobs = 64;
