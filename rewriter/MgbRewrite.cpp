@@ -4,6 +4,7 @@
 #include "CudaApi.h"
 #include "FunctionTaskCallback.h"
 #include "LaunchSpacingFS.h"
+#include "ThrustUseReporter.h"
 #include "UnmanagedLaunchReporter.h"
 
 #include "clang/Frontend/CompilerInstance.h"
@@ -141,10 +142,12 @@ RewriteSession::RewriteSession(std::string root,
     : explainStream_(explain_), warningStream_(warnings_), edits_(std::move(root)),
       fs_(std::move(fs)), renamer_(std::make_unique<ApiCallRenamer>(edits_)),
       tasks_(std::make_unique<FunctionTaskCallback>(edits_, explainStream_, warningStream_)),
-      unmanaged_(std::make_unique<UnmanagedLaunchReporter>(edits_, warningStream_)) {
+      unmanaged_(std::make_unique<UnmanagedLaunchReporter>(edits_, warningStream_)),
+      thrust_(std::make_unique<ThrustUseReporter>(edits_, warningStream_)) {
   renamer_->registerMatchers(finder_);
   tasks_->registerMatchers(finder_);
   unmanaged_->registerMatchers(finder_);
+  thrust_->registerMatchers(finder_);
 }
 
 RewriteSession::~RewriteSession() = default;

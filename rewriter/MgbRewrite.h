@@ -19,6 +19,7 @@ namespace mgb::rewriter {
 class ApiCallRenamer;
 class FunctionTaskCallback;
 class UnmanagedLaunchReporter;
+class ThrustUseReporter;
 
 struct FileResult {
   std::string path;      // canonical path of the original
@@ -62,6 +63,7 @@ private:
   std::unique_ptr<ApiCallRenamer> renamer_;
   std::unique_ptr<FunctionTaskCallback> tasks_;
   std::unique_ptr<UnmanagedLaunchReporter> unmanaged_;
+  std::unique_ptr<ThrustUseReporter> thrust_;
 };
 
 // Rewrites one in-memory source (unit tests). Parse errors come back as an error.

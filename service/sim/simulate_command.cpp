@@ -93,7 +93,9 @@ int CalibrateCommand(const SimulateFlags& flags) {
 
 int FromBatch(const SimulateFlags& flags) {
   const RecordedRun run = ReadRecordedRun(flags.from_batch_file);
-  const Trace trace = ProfilesFromSoloRun(run);
+  // NVML's per-process memory includes the CUDA context, which the simulator charges apart.
+  const Trace trace =
+      ProfilesFromSoloRun(run, flags.context_bytes.value_or(core::kDefaultContextReserve));
   WriteTraceFile(trace, flags.write_trace_file);
   std::printf("%zu job profiles from the solo runs in %s written to %s\n", trace.jobs.size(),
               flags.from_batch_file.c_str(), flags.write_trace_file.c_str());

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
+// The call in the macro body is renamed in the definition.
+// CHECK: if (mgb_cudaDeviceSynchronize() != cudaSuccess)
 #define SYNC_AND_CHECK()                                                                         \
   do {                                                                                           \
     if (cudaThreadSynchronize() != cudaSuccess)                                                  \
@@ -30,7 +32,7 @@ int main() {
   scale<<<n / 256, 256>>>(dev, 2.0f, n);
   // CHECK: mgb_cudaDeviceSynchronize();
   cudaThreadSynchronize();
-  // CHECK: if (mgb_cudaDeviceSynchronize() != cudaSuccess)
+  // CHECK: {{^ *}}SYNC_AND_CHECK();
   SYNC_AND_CHECK();
   cudaMemcpy(host, dev, n * sizeof(float), cudaMemcpyDeviceToHost);
   cudaFree(dev);

@@ -1,0 +1,84 @@
+#include "ThrustUseReporter.h"
+
+#include "SourceText.h"
+
+#include "clang/AST/ExprCXX.h"
+
+namespace mgb::rewriter {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace {
+// thrust's owning device containers (and their allocation functions).
+const auto deviceContainer = classTemplateSpecializationDecl(
+    hasAnyName("::thrust::device_vector", "::thrust::universal_vector"));
+
+// A thrust call works on the GPU when one of its arguments is device data or a device execution
+// policy: a device_ptr / device_vector iterator, thrust::device, thrust::cuda::par(.on(s)).
+bool isDeviceSide(QualType type, const ASTContext &ctx) {
+  std::string spelled = type.getCanonicalType().getAsString(ctx.getPrintingPolicy());
+  return llvm::StringRef(spelled).contains("thrust::device_ptr<") ||
+         llvm::StringRef(spelled).contains("thrust::device_reference<") ||
+         llvm::StringRef(spelled).contains("thrust::detail::device_t") ||
+         llvm::StringRef(spelled).contains("thrust::cuda_cub::");
+}
+
+// thrust functions that only convert or name pointers and iterators: no GPU work of their own.
+bool isPointerHelper(llvm::StringRef name) {
+  return name == "raw_pointer_cast" || name == "device_pointer_cast" || name.starts_with("make_") ||
+         name == "distance" || name == "advance" || name == "get";
+}
+} // namespace
+
+void ThrustUseReporter::registerMatchers(MatchFinder &finder) {
+  finder.addMatcher(varDecl(hasType(hasUnqualifiedDesugaredType(
+                                recordType(hasDeclaration(deviceContainer)))))
+                        .bind("container"),
+                    this);
+  // Which callee is thrust's is decided in run(): its namespaces are versioned inline ones.
+  finder.addMatcher(callExpr(unless(cxxMemberCallExpr()), unless(cxxOperatorCallExpr()))
+                        .bind("call"),
+                    this);
+}
+
+void ThrustUseReporter::run(const MatchFinder::MatchResult &result) {
+  const SourceManager &SM = *result.SourceManager;
+  if (const auto *var = result.Nodes.getNodeAs<VarDecl>("container")) {
+    warn(var->getLocation(), SM,
+         "thrust device container `" + var->getNameAsString() +
+             "` takes device memory outside libmgb: it is not counted in any task's "
+             "reservation, and it lives on the device current at its construction");
+    return;
+  }
+  const auto *call = result.Nodes.getNodeAs<CallExpr>("call");
+  const FunctionDecl *FD = call ? call->getDirectCallee() : nullptr;
+  if (!FD || isa<CXXMethodDecl>(FD) || !FD->getIdentifier() || isPointerHelper(FD->getName()))
+    return;
+  const DeclContext *ns = FD->getEnclosingNamespaceContext();
+  while (ns && !(isa<NamespaceDecl>(ns) && cast<NamespaceDecl>(ns)->getName() == "thrust" &&
+                 ns->getParent()->isTranslationUnit()))
+    ns = ns->getParent();
+  if (!ns)
+    return;
+  bool device = FD->getName() == "device_malloc" || FD->getName() == "device_new";
+  for (const Expr *arg : call->arguments())
+    device = device || isDeviceSide(arg->getType(), *result.Context);
+  if (device)
+    warn(call->getBeginLoc(), SM,
+         "thrust::" + FD->getName().str() +
+             " works on the GPU through thrust: its kernels and temporary memory are not "
+             "managed by mgb");
+}
+
+void ThrustUseReporter::warn(SourceLocation loc, const SourceManager &SM, const std::string &what) {
+  SourceLocation at = SM.getExpansionLoc(loc);
+  // Only the user's code: thrust calls itself inside its own (system) headers.
+  if (!at.isValid() || SM.isInSystemHeader(at) || !edits_.isEditable(at, SM))
+    return;
+  std::string text = siteOf(at, SM) + ": warning: " + what;
+  if (reported_.insert(text).second)
+    warnings_ << text << "\n";
+}
+
+} // namespace mgb::rewriter

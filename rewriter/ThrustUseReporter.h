@@ -1,0 +1,34 @@
+// Reports GPU work done through thrust, which mgb cannot see: thrust::device_vector (and
+// device_malloc) take device memory through cudaMalloc calls inside CUDA's own headers, and thrust
+// algorithms on device data launch their kernels there. Such a program still builds and runs, but
+// that memory is not reserved and those kernels are not placed by mgbd; the user is told where.
+#ifndef MGB_REWRITER_THRUSTUSEREPORTER_H
+#define MGB_REWRITER_THRUSTUSEREPORTER_H
+
+#include "EditSet.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+#include <string>
+
+namespace mgb::rewriter {
+
+class ThrustUseReporter : public clang::ast_matchers::MatchFinder::MatchCallback {
+public:
+  ThrustUseReporter(EditSet &edits, llvm::raw_ostream &warnings)
+      : edits_(edits), warnings_(warnings) {}
+  void registerMatchers(clang::ast_matchers::MatchFinder &finder);
+  void run(const clang::ast_matchers::MatchFinder::MatchResult &result) override;
+
+private:
+  void warn(clang::SourceLocation at, const clang::SourceManager &SM, const std::string &what);
+  EditSet &edits_;
+  llvm::raw_ostream &warnings_;
+  std::set<std::string> reported_;
+};
+
+} // namespace mgb::rewriter
+
+#endif // MGB_REWRITER_THRUSTUSEREPORTER_H
