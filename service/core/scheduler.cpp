@@ -89,27 +89,32 @@ SessionId Scheduler::OpenSession(int64_t pid, std::string program, Micros now) {
   return id;
 }
 
+// Takes a task out of the node: a waiting one leaves the queue (cancelled), a placed one drops a
+// pending grow (cancelled) and releases what it holds (ended). The caller erases it.
+void Scheduler::Withdraw(TaskId id, Task &t, CancelReason reason, Micros now) {
+  if (t.gpu < 0) {
+    Dequeue(id, t);
+    Event e = TaskEvent(EventKind::kTaskCancelled, id, t, now);
+    e.reason = reason;
+    Emit(e);
+    return;
+  }
+  if (t.grow_extra > 0) {
+    Event e = GrowEvent(EventKind::kTaskCancelled, id, t, now);
+    e.reason = reason;
+    DropGrow(id, t);
+    Emit(e);
+  }
+  Release(t);
+  Emit(TaskEvent(EventKind::kTaskEnded, id, t, now));
+}
+
 absl::Status Scheduler::CloseSession(SessionId session, Micros now) {
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
   Session &s = it->second;
   for (TaskId id : s.tasks) {
-    Task &t = tasks_.at(id);
-    if (t.gpu < 0) {
-      Dequeue(id, t);
-      Event e = TaskEvent(EventKind::kTaskCancelled, id, t, now);
-      e.reason = CancelReason::kSessionClosed;
-      Emit(e);
-    } else {
-      if (t.grow_extra > 0) {
-        Event e = GrowEvent(EventKind::kTaskCancelled, id, t, now);
-        e.reason = CancelReason::kSessionClosed;
-        DropGrow(id, t);
-        Emit(e);
-      }
-      Release(t);
-      Emit(TaskEvent(EventKind::kTaskEnded, id, t, now));
-    }
+    Withdraw(id, tasks_.at(id), CancelReason::kSessionClosed, now);
     tasks_.erase(id);
   }
   for (size_t g = 0; g < gpus_.size(); ++g) {
@@ -397,22 +402,7 @@ absl::Status Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t alloc
 absl::Status Scheduler::TaskEnd(SessionId session, TaskId task, Micros now) {
   absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
   if (!found.ok()) return found.status();
-  Task &t = **found;
-  if (t.gpu < 0) {
-    Dequeue(task, t);
-    Event e = TaskEvent(EventKind::kTaskCancelled, task, t, now);
-    e.reason = CancelReason::kCancelled;
-    Emit(e);
-  } else {
-    if (t.grow_extra > 0) {
-      Event e = GrowEvent(EventKind::kTaskCancelled, task, t, now);
-      e.reason = CancelReason::kCancelled;
-      DropGrow(task, t);
-      Emit(e);
-    }
-    Release(t);
-    Emit(TaskEvent(EventKind::kTaskEnded, task, t, now));
-  }
+  Withdraw(task, **found, CancelReason::kCancelled, now);
   sessions_.at(session).tasks.erase(task);
   tasks_.erase(task);
   RetryWaiting(now);

@@ -298,6 +298,7 @@ class Scheduler {
 
   void Place(TaskId id, Task &t, Fit fit, Micros now);
   void Release(Task &t);
+  void Withdraw(TaskId id, Task &t, CancelReason reason, Micros now);
   void Enqueue(TaskId id, Task &t);
   void Dequeue(TaskId id, Task &t);
   void DropGrow(TaskId id, Task &t);

@@ -1,0 +1,53 @@
+// thrust keeps its device memory and launches its kernels inside CUDA's own headers, where the
+// rewrite cannot route them through libmgb: every device container and every thrust call on device
+// data is reported on stderr. Hand-written launches on raw_pointer_cast(...) go lazy; a task of
+// the program's own cudaMalloc memory stays static.
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/host_vector.h>
+#include <thrust/reduce.h>
+#include <thrust/sequence.h>
+#include <thrust/transform.h>
+#include <cstdio>
+
+struct saxpy {
+  float a;
+  __host__ __device__ float operator()(float x, float y) const { return a * x + y; }
+};
+
+__global__ void square(float *v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    v[i] = v[i] * v[i];
+}
+
+int main() {
+  const int n = 1 << 12;
+  thrust::host_vector<float> hx(n);
+  for (int i = 0; i < n; ++i)
+    hx[i] = (float)(i % 10);
+  thrust::device_vector<float> x = hx;
+  thrust::device_vector<float> y(n, 1.0f);
+  thrust::transform(x.begin(), x.end(), y.begin(), y.begin(), saxpy{2.0f});
+  // CHECK: mgb_prepare(mgb_dim((n + 255) / 256), mgb_dim(256), (const void *)square, "thrust_use.cu:{{[0-9]+}}", thrust::raw_pointer_cast(y.data()));
+  // CHECK-NEXT: square<<<(n + 255) / 256, 256>>>(mgb_arg(thrust::raw_pointer_cast(y.data())), n);
+  square<<<(n + 255) / 256, 256>>>(thrust::raw_pointer_cast(y.data()), n);
+  float total = thrust::reduce(y.begin(), y.end());
+
+  float *raw;
+  // CHECK: mgb_task mgb_task_1 = mgb_task_begin((size_t)(n * sizeof(float)),
+  cudaMalloc(&raw, n * sizeof(float));
+  thrust::sequence(thrust::device, raw, raw + n);
+  square<<<(n + 255) / 256, 256>>>(raw, n);
+  float last;
+  cudaMemcpy(&last, raw + n - 1, sizeof(float), cudaMemcpyDeviceToHost);
+  cudaFree(raw);
+  // CHECK: mgb_task_end(mgb_task_1);
+
+  double expect = 0;
+  for (int i = 0; i < n; ++i)
+    expect += (2.0 * (i % 10) + 1.0) * (2.0 * (i % 10) + 1.0);
+  bool ok = total == (float)expect && last == (float)(n - 1) * (n - 1);
+  printf("%s\n", ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}
