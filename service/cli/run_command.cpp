@@ -1,6 +1,7 @@
 // mgb run --mem SIZE [--warps N] [--socket PATH] -- PROGRAM ARGS: an unmodified program as one
 // task. Waits for a GPU, shows the program only that GPU (CUDA_VISIBLE_DEVICES; under MPS also a
-// hard memory cap), forwards signals to it, releases the GPU when it exits, returns its status.
+// hard memory cap), forwards signals to it, reports its GPU memory (NVML GPUs), releases the GPU
+// when it exits, returns its status.
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -9,9 +10,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "child_gpu_memory.h"
 #include "commands.h"
 #include "flags.h"
 #include "mgb/client.h"
@@ -22,6 +26,8 @@ namespace mgb::cli {
 namespace {
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+// How often the child's GPU memory is read while it runs.
+constexpr timespec kUsagePeriod = {0, 500'000'000};
 
 // The child's environment: ours, with the CUDA variables that pin it to the granted GPU.
 std::vector<std::string> ChildEnvironment(const Placement &p, const SessionDetails &session,
@@ -54,10 +60,12 @@ std::vector<char *> Pointers(std::vector<std::string> &strings) {
   return out;
 }
 
-// Starts the program with the default signal mask and waits for it, forwarding our signals.
-// Returns its exit status (128 + signal if killed), or 127 if it could not start.
+// Starts the program with the default signal mask and waits for it, forwarding our signals and
+// calling on_tick(child) every kUsagePeriod without one. Returns its exit status (128 + signal if
+// killed), or 127 if it could not start.
 int SpawnAndWait(const char *self, std::vector<std::string> args, std::vector<std::string> env,
-                 const sigset_t &waited, const sigset_t &original_mask) {
+                 const sigset_t &waited, const sigset_t &original_mask,
+                 const std::function<void(pid_t)> &on_tick) {
   std::vector<char *> argv = Pointers(args), envp = Pointers(env);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -72,8 +80,11 @@ int SpawnAndWait(const char *self, std::vector<std::string> args, std::vector<st
   }
   while (true) {
     siginfo_t info;
-    const int sig = sigwaitinfo(&waited, &info);
-    if (sig < 0) continue;  // EINTR
+    const int sig = sigtimedwait(&waited, &info, &kUsagePeriod);
+    if (sig < 0) {
+      if (errno == EAGAIN) on_tick(child);
+      continue;  // or EINTR
+    }
     if (sig != SIGCHLD) {
       kill(child, sig);
       continue;
@@ -127,9 +138,23 @@ int RunRunCommand(int argc, char **argv) {
   for (int sig : kForwarded) sigaddset(&waited, sig);
   sigaddset(&waited, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &waited, &original_mask);
+  // On NVML GPUs mgbd counts what programs allocated twice (in NVML's used memory and as our
+  // unallocated grant) unless we say how much of the grant the program holds.
+  const std::unique_ptr<ChildGpuMemory> meter = ChildGpuMemory::Open(placement->gpu_uuid);
+  uint64_t reported = 0;
+  auto report_usage = [&](pid_t child) {
+    if (!meter) return;
+    const std::optional<uint64_t> bytes = meter->Bytes(child);
+    if (!bytes || *bytes == reported) return;
+    if (absl::Status s = (*client)->TaskUsage(placement->task_id, *bytes); !s.ok()) {
+      std::fprintf(stderr, "%s: reporting GPU memory: %s\n", argv[0], std::string(s.message()).c_str());
+      return;
+    }
+    reported = *bytes;
+  };
   const int status = SpawnAndWait(argv[0], program,
                                    ChildEnvironment(*placement, (*client)->session(), memory),
-                                   waited, original_mask);
+                                   waited, original_mask, report_usage);
   if (absl::Status end = (*client)->TaskEnd(placement->task_id); !end.ok()) {
     std::fprintf(stderr, "%s: releasing the GPU: %s\n", argv[0], std::string(end.message()).c_str());
   }

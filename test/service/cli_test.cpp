@@ -189,3 +189,60 @@ TEST_CASE("mgb run forwards SIGTERM to the program and releases its GPU", "[cli]
 }
 
 }  // namespace mgb::test
+
+namespace mgb::test {
+namespace {
+
+// setenv for the scope of one test: mgbd and mgb, started from here, inherit it.
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(std::string n, const std::string &value) : name(std::move(n)) {
+    setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnv() { unsetenv(name.c_str()); }
+};
+
+// The fake NVML library (test/service/CMakeLists.txt: fake_nvml).
+std::string FakeNvmlPath() { return MGB_FAKE_NVML; }
+
+}  // namespace
+
+TEST_CASE("mgb run reports its program's NVML memory to mgbd (TaskUsage)", "[cli][nvml]") {
+  TempDir dir;
+  const std::string procs = dir.File("procs");
+  std::ofstream(procs).close();
+  const std::string fake = FakeNvmlPath();
+  INFO("fake NVML library: " << fake << " (build the fake_nvml target)");
+  REQUIRE(access(fake.c_str(), R_OK) == 0);
+  ScopedEnv library("MGB_NVML_LIBRARY", fake), gpus("MGB_FAKE_NVML_GPUS", "1"),
+      listing("MGB_FAKE_NVML_PROCS", procs);
+  const std::string socket = dir.File("mgbd.sock");
+  const int mgbd = StartProcess({MGB_MGBD, "--socket", socket, "--context-reserve", "0"});
+  WaitFor([&] { return Client::StatusAt(socket, std::chrono::milliseconds(100)).ok(); },
+          std::chrono::seconds(5));
+  // The program's grandchild holds 4 GiB of its 10 GiB grant (the fake lists it by pid).
+  const int run = StartProcess(
+      {MGB_CLI, "run", "--mem", "10G", "--socket", socket, "--", "/bin/sh", "-c",
+       "/bin/sh -c 'echo 0 $$ 4294967296 >> " + procs + "; sleep 4' & wait"});  // outlives the 2 s wait below
+  // NVML sees 4 GiB used on the 80 GiB fake GPU. Unreported, mgbd would count the grant's 10 GiB
+  // on top (66 GiB available); reported, only the 6 GiB not yet allocated (70 GiB).
+  auto counted_once = [&] {
+    auto s = Client::StatusAt(socket);
+    return s.ok() && s->gpus_size() == 1 && s->tasks_size() == 1 &&
+           s->gpus(0).memory_used() == 4 * kGiB && s->gpus(0).memory_available() == 70 * kGiB;
+  };
+  WaitFor(counted_once, std::chrono::seconds(2));  // mgb run reads every 0.5 s
+  auto s = Client::StatusAt(socket);
+  REQUIRE(s.ok());
+  REQUIRE(s->gpus_size() == 1);
+  CHECK(s->gpus(0).memory_used() == 4 * kGiB);
+  CHECK(s->gpus(0).memory_available() == 70 * kGiB);
+  int status = 0;
+  waitpid(run, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  kill(mgbd, SIGTERM);
+  waitpid(mgbd, &status, 0);
+}
+
+}  // namespace mgb::test

@@ -1,8 +1,9 @@
 // mgbd's API over a real Unix socket (in-process daemon, config GPUs): sessions, placement,
-// waiting, deadlines, grow, Watch.
+// waiting, deadlines, grow (and grows that would wait on each other), Watch.
 #include <grpcpp/create_channel.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <thread>
 
@@ -104,6 +105,39 @@ TEST_CASE("grow waits for room on the task's GPU", "[grpc]") {
   t.join();
   REQUIRE(later.ok());
   CHECK(*later == 9 * kGiB);
+}
+
+TEST_CASE("two grows into each other's room: the later is refused, the first waits for room",
+          "[grpc]") {
+  auto d = StartDaemon(1, 16 * kGiB);
+  auto a = Connect(*d);
+  auto b = Connect(*d);
+  auto ta = a->TaskBegin(6 * kGiB, LaunchShape{}, "a");
+  auto tb = b->TaskBegin(6 * kGiB, LaunchShape{}, "b");
+  REQUIRE(ta.ok());
+  REQUIRE(tb.ok());
+  // 4 GiB free: each grow of 6 GiB fits only if the other task ends, so both waiting would wait
+  // for ever.
+  std::atomic<bool> a_answered{false};
+  absl::StatusOr<uint64_t> a_grow = absl::UnknownError("not yet");
+  std::thread grower([&] {
+    a_grow = a->TaskGrow(ta->task_id, 6 * kGiB);
+    a_answered = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a's grow is parked
+  REQUIRE_FALSE(a_answered);
+  // The later grow is refused (at once, or its wait cancelled) rather than waiting with a's.
+  absl::StatusOr<uint64_t> b_grow = b->TaskGrow(tb->task_id, 6 * kGiB);
+  CHECK(b_grow.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK_FALSE(a_answered);
+  CHECK(StatusOf(*d).gpus(0).memory_reserved() == 12 * kGiB);  // the refusal took nothing
+  REQUIRE(b->TaskEnd(tb->task_id).ok());
+  grower.join();
+  REQUIRE(a_grow.ok());
+  CHECK(*a_grow == 12 * kGiB);
+  CHECK(StatusOf(*d).gpus(0).memory_reserved() == 12 * kGiB);
+  REQUIRE(a->TaskEnd(ta->task_id).ok());
+  CHECK(StatusOf(*d).gpus(0).memory_reserved() == 0);
 }
 
 TEST_CASE("Watch streams scheduling events", "[grpc]") {
