@@ -221,29 +221,33 @@ cudaError_t FakeCudaApi::MemsetAsync(void *ptr, int value, size_t count, cudaStr
   std::memset(ptr, value, count);
   return cudaSuccess;
 }
+// The current device's copy of `symbol`, after checking [offset, offset + count) as CUDA does.
+cudaError_t FakeCudaApi::SymbolBytesLocked(const void *symbol, size_t count, size_t offset,
+                                           std::vector<unsigned char> **bytes) {
+  auto size = symbol_sizes_.find(symbol);
+  if (size == symbol_sizes_.end()) return cudaErrorInvalidSymbol;
+  if (offset + count > size->second) return cudaErrorInvalidValue;
+  *bytes = &symbols_[{symbol, Current()}];
+  (*bytes)->resize(size->second);
+  return cudaSuccess;
+}
 cudaError_t FakeCudaApi::MemcpyToSymbol(const void *symbol, const void *src, size_t count,
                                         size_t offset, cudaMemcpyKind) {
   Log("MemcpyToSymbol", symbol, count);
   std::lock_guard lock(mu_);
-  auto size = symbol_sizes_.find(symbol);
-  if (size == symbol_sizes_.end()) return cudaErrorInvalidSymbol;
-  if (offset + count > size->second) return cudaErrorInvalidValue;
-  std::vector<unsigned char> &bytes = symbols_[{symbol, Current()}];
-  bytes.resize(size->second);
-  std::memcpy(bytes.data() + offset, src, count);
-  return cudaSuccess;
+  std::vector<unsigned char> *bytes = nullptr;
+  cudaError_t error = SymbolBytesLocked(symbol, count, offset, &bytes);
+  if (error == cudaSuccess) std::memcpy(bytes->data() + offset, src, count);
+  return error;
 }
 cudaError_t FakeCudaApi::MemcpyFromSymbol(void *dst, const void *symbol, size_t count,
                                           size_t offset, cudaMemcpyKind) {
   Log("MemcpyFromSymbol", symbol, count);
   std::lock_guard lock(mu_);
-  auto size = symbol_sizes_.find(symbol);
-  if (size == symbol_sizes_.end()) return cudaErrorInvalidSymbol;
-  if (offset + count > size->second) return cudaErrorInvalidValue;
-  std::vector<unsigned char> &bytes = symbols_[{symbol, Current()}];
-  bytes.resize(size->second);
-  std::memcpy(dst, bytes.data() + offset, count);
-  return cudaSuccess;
+  std::vector<unsigned char> *bytes = nullptr;
+  cudaError_t error = SymbolBytesLocked(symbol, count, offset, &bytes);
+  if (error == cudaSuccess) std::memcpy(dst, bytes->data() + offset, count);
+  return error;
 }
 void *FakeCudaApi::NewHandle(std::map<void *, int> &table) {
   void *handle = std::malloc(1);

@@ -110,6 +110,8 @@ class FakeCudaApi final : public runtime::CudaApi {
   std::map<void *, int> streams_, events_;
   std::map<const void *, KernelInfo> kernels_;
   std::map<const void *, size_t> symbol_sizes_;
+  cudaError_t SymbolBytesLocked(const void *symbol, size_t count, size_t offset,
+                                std::vector<unsigned char> **bytes);
   std::map<std::pair<const void *, int>, std::vector<unsigned char>> symbols_;
   std::map<std::pair<int, cudaLimit>, size_t> limits_;
 };
