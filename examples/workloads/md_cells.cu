@@ -1,6 +1,9 @@
 // md_cells: short-range molecular dynamics with a cutoff and cell lists (like Rodinia's lavaMD,
 // with time stepping). Particles live in fixed-capacity cells whose side equals the cutoff, so a
 // particle only interacts with the 27 surrounding cells; the cell lists are rebuilt every step.
+// The initial configuration is made on the host and streamed in; with --snapshots the positions
+// are streamed back now and then (a trajectory frame) and every particle checked on the host to
+// lie in the cell that lists it.
 // Check: the final force evaluation on sampled cells against a CPU reference computed from the
 // device's own positions, particle count conserved, no cell overflow.
 #include "workload_common.cuh"
@@ -38,22 +41,22 @@ __host__ __device__ inline float3 PairForce(float4 a, float4 b) {
   return make_float3(s * dx, s * dy, s * dz);
 }
 
-__global__ void GenerateKernel(Particles p, Box box, uint64_t seed) {
-  size_t slots = box.Slots();
-  for (size_t s = blockIdx.x * size_t(blockDim.x) + threadIdx.x; s < slots;
-       s += size_t(gridDim.x) * blockDim.x) {
-    size_t cell = s / kCapacity;
-    int k = static_cast<int>(s % kCapacity);
-    if (k == 0) p.count[cell] = kPerCell;
-    if (k >= kPerCell) continue;
-    int cx = static_cast<int>(cell % box.nx), cy = static_cast<int>((cell / box.nx) % box.ny);
-    int cz = static_cast<int>(cell / (size_t(box.nx) * box.ny));
-    uint64_t h = Hash2(seed, s);
-    p.pos[s] = make_float4((cx + UnitFloat(h)) * kCutoff, (cy + UnitFloat(Mix64(h + 1))) * kCutoff,
-                           (cz + UnitFloat(Mix64(h + 2))) * kCutoff, 0.5f + 0.5f * UnitFloat(Mix64(h + 3)));
-    p.vel[s] = make_float4(0.2f * (UnitFloat(Mix64(h + 4)) - 0.5f), 0.2f * (UnitFloat(Mix64(h + 5)) - 0.5f),
-                           0.2f * (UnitFloat(Mix64(h + 6)) - 0.5f), 0);
-  }
+// The initial state of slot s (kPerCell particles per cell, jittered inside it; empty slots zero).
+// Made on the host and streamed in, as a program reading its input configuration would.
+__host__ __device__ inline float4 InitialPosition(const Box& box, uint64_t seed, size_t s) {
+  size_t cell = s / kCapacity;
+  if (int(s % kCapacity) >= kPerCell) return make_float4(0, 0, 0, 0);
+  int cx = static_cast<int>(cell % box.nx), cy = static_cast<int>((cell / box.nx) % box.ny);
+  int cz = static_cast<int>(cell / (size_t(box.nx) * box.ny));
+  uint64_t h = Hash2(seed, s);
+  return make_float4((cx + UnitFloat(h)) * kCutoff, (cy + UnitFloat(Mix64(h + 1))) * kCutoff,
+                     (cz + UnitFloat(Mix64(h + 2))) * kCutoff, 0.5f + 0.5f * UnitFloat(Mix64(h + 3)));
+}
+__host__ __device__ inline float4 InitialVelocity(uint64_t seed, size_t s) {
+  if (int(s % kCapacity) >= kPerCell) return make_float4(0, 0, 0, 0);
+  uint64_t h = Hash2(seed, s);
+  return make_float4(0.2f * (UnitFloat(Mix64(h + 4)) - 0.5f), 0.2f * (UnitFloat(Mix64(h + 5)) - 0.5f),
+                     0.2f * (UnitFloat(Mix64(h + 6)) - 0.5f), 0);
 }
 
 // One block per cell, one thread per slot: neighbour cells are staged through shared memory.
@@ -175,6 +178,21 @@ int CheckCell(const Particles& p, const Box& box, const float4* force, size_t ce
   return bad;
 }
 
+// A trajectory frame: streams the positions back; returns how many listed particles lie outside
+// the cell that lists them.
+size_t CheckFrame(HostIo& host, const Particles& p, const Box& box) {
+  std::vector<int> counts(box.Cells());
+  CUDA_CHECK(cudaMemcpy(counts.data(), p.count, counts.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  return host.Scan("snapshot", p.pos, box.Slots(), [&](size_t s, float4 x) {
+    size_t cell = s / kCapacity;
+    if (int(s % kCapacity) >= std::min(counts[cell], kCapacity)) return true;
+    float cx = float(cell % box.nx), cy = float((cell / box.nx) % box.ny);
+    float cz = float(cell / (size_t(box.nx) * box.ny));
+    auto inside = [](float v, float lo) { return v >= lo * kCutoff - 1e-3f && v <= (lo + 1) * kCutoff + 1e-3f; };
+    return inside(x.x, cx) && inside(x.y, cy) && inside(x.z, cz);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -204,9 +222,11 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMemset(overflow, 0, sizeof(int)));
 
   KernelTimers timers;
-  timers.Begin("generate");
-  GenerateKernel<<<BlocksFor(box.Slots(), 256), 256>>>(cur, box, opt.seed);
-  timers.End();
+  HostIo host(opt.host_threads);
+  host.Upload("input", cur.pos, box.Slots(), [&](size_t s) { return InitialPosition(box, opt.seed, s); });
+  host.Upload("input", cur.vel, box.Slots(), [&](size_t s) { return InitialVelocity(opt.seed, s); });
+  host.Upload("input", cur.count, box.Cells(), [](size_t) { return kPerCell; });
+  size_t bad_frame = 0;
   unsigned cell_blocks = static_cast<unsigned>(box.Cells());
   for (long step = 0; step < opt.iters; ++step) {
     timers.Begin("forces");
@@ -220,6 +240,7 @@ int main(int argc, char** argv) {
     RebinKernel<<<BlocksFor(box.Slots(), 512), 512>>>(cur, next, box, overflow);
     timers.End();
     std::swap(cur, next);
+    for (long k = SnapshotsDue(step, opt.iters, opt.snapshots); k > 0; --k) bad_frame += CheckFrame(host, cur, box);
   }
   timers.Begin("forces");
   ForceKernel<<<cell_blocks, kCapacity>>>(cur, box, force);
@@ -239,9 +260,10 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaFree(force));
   CUDA_CHECK(cudaFree(overflow));
   size_t expected = box.Cells() * kPerCell;
-  bool pass = bad == 0 && overflowed == 0 && total == expected;
+  bool pass = bad == 0 && overflowed == 0 && total == expected && bad_frame == 0;
   char detail[256];
-  std::snprintf(detail, sizeof(detail), "bad_forces=%d overflow=%d particles=%zu expected=%zu", bad,
-                overflowed, total, expected);
-  return Finish("md_cells", pass, timers, SecondsSince(t0), detail);
+  std::snprintf(detail, sizeof(detail),
+                "bad_forces=%d overflow=%d particles=%zu expected=%zu misplaced_in_frames=%zu", bad,
+                overflowed, total, expected, bad_frame);
+  return Finish("md_cells", pass, timers, host, SecondsSince(t0), detail);
 }

@@ -1,7 +1,8 @@
 // mlp_train: trains a two-layer perceptron (ReLU hidden layer, softmax output) by backpropagation
 // with mini-batch SGD over a large synthetic data set held in device memory (like Rodinia's
-// backprop, at today's sizes). Weights are initialised on the host and copied; the data set is
-// generated on the device (class centroids plus noise) so 100 GB does not take minutes.
+// backprop, at today's sizes). Weights are initialised on the host and copied; the data set
+// (class centroids plus noise) is made on the host and streamed in, and with --snapshots read
+// again now and then, as a data loader that cannot keep the data set resident does.
 // Check: the first SGD step against a CPU reference, the final network's logits on sampled rows
 // against a CPU forward pass, and a falling loss.
 #include "workload_common.cuh"
@@ -41,23 +42,39 @@ struct DataSet {
 __host__ __device__ inline int Label(uint64_t seed, size_t row) {
   return static_cast<int>(Hash2(seed ^ 0xC1A55u, row) % kClasses);
 }
+__host__ __device__ inline float Centroid(uint64_t seed, int label, int col) {
+  return 2.0f * UnitFloat(Hash2(seed ^ 0xCE47u, size_t(label) * kIn + col)) - 1.0f;
+}
+__host__ __device__ inline float Noise(uint64_t seed, size_t row, int col) {
+  return UnitFloat(Hash2(seed, row * kIn + col)) - 0.5f;
+}
 __host__ __device__ inline float Feature(uint64_t seed, size_t row, int col) {
-  int label = Label(seed, row);
-  float centroid = 2.0f * UnitFloat(Hash2(seed ^ 0xCE47u, size_t(label) * kIn + col)) - 1.0f;
-  float noise = UnitFloat(Hash2(seed, row * kIn + col)) - 0.5f;
-  return centroid + noise;
+  return Centroid(seed, Label(seed, row), col) + Noise(seed, row, col);
 }
 
-__global__ void GenerateKernel(float* x, int* y, size_t rows, uint64_t seed) {
-  size_t total = rows * kIn;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < total;
-       i += size_t(gridDim.x) * blockDim.x) {
-    size_t row = i / kIn;
-    int col = static_cast<int>(i % kIn);
-    x[i] = Feature(seed, row, col);
-    if (col == 0) y[row] = Label(seed, row);
+// Feature() for the whole data set at the cost of one hash per value, as a loader would make it:
+// the class centroids from a table, each row's label once per row.
+class FeatureMaker {
+ public:
+  explicit FeatureMaker(uint64_t seed) : seed_(seed), centroids_(size_t(kClasses) * kIn) {
+    for (int label = 0; label < kClasses; ++label)
+      for (int col = 0; col < kIn; ++col) centroids_[size_t(label) * kIn + col] = Centroid(seed, label, col);
   }
-}
+  float operator()(size_t i) const {
+    thread_local size_t row = ~size_t(0);
+    thread_local int label = 0;
+    if (i / kIn != row) {
+      row = i / kIn;
+      label = Label(seed_, row);
+    }
+    int col = static_cast<int>(i % kIn);
+    return centroids_[size_t(label) * kIn + col] + Noise(seed_, row, col);
+  }
+
+ private:
+  uint64_t seed_;
+  std::vector<float> centroids_;
+};
 
 // C[MxN] = op(A)[MxK] * op(B)[KxN], shared-memory tiles; op transposes when the flag is set.
 template <bool kTransA, bool kTransB>
@@ -349,9 +366,15 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMemcpy(net.b2, initial.b2.data(), kClasses * sizeof(float), cudaMemcpyHostToDevice));
 
   KernelTimers timers;
-  timers.Begin("generate");
-  GenerateKernel<<<BlocksFor(data.rows * kIn, 256), 256>>>(data.x, data.y, data.rows, opt.seed);
-  timers.End();
+  HostIo host(opt.host_threads);
+  // The data set is read on the host (here: generated) and streamed in; each --snapshots reads
+  // it again, as a loader that does not keep an epoch's data resident does.
+  const FeatureMaker features(opt.seed);
+  auto load_data = [&](const char* phase) {
+    host.Upload(phase, data.x, data.rows * kIn, features);
+    host.Upload(phase, data.y, data.rows, [&](size_t row) { return Label(opt.seed, row); });
+  };
+  load_data("input");
 
   // Step 0 on a small batch, checked against the CPU reference.
   TrainStep(net, act, data.x, data.y, kCheckBatch, timers);
@@ -368,6 +391,7 @@ int main(int argc, char** argv) {
   for (long step = 1; step < opt.iters; ++step) {
     size_t b = size_t(step) % batches;
     TrainStep(net, act, data.x + b * kBatch * kIn, data.y + b * kBatch, kBatch, timers);
+    for (long k = SnapshotsDue(step, opt.iters, opt.snapshots); k > 0; --k) load_data("snapshot");
   }
   float last_loss = MeanLoss(act, kBatch);
 
@@ -408,5 +432,5 @@ int main(int argc, char** argv) {
   std::snprintf(detail, sizeof(detail),
                 "bad_step=%d bad_predict=%d loss_first=%.4f loss_last=%.4f sample_accuracy=%.3f",
                 bad_step, bad_predict, first_loss, last_loss, double(correct) / count);
-  return Finish("mlp_train", pass, timers, SecondsSince(t0), detail);
+  return Finish("mlp_train", pass, timers, host, SecondsSince(t0), detail);
 }

@@ -1,7 +1,9 @@
 // wavelet2d: multi-level 2D discrete wavelet transform with the reversible CDF 5/3 integer
 // lifting scheme (JPEG 2000's lossless wavelet, like Rodinia's dwt2d). The image is generated on
 // the host in chunks by several threads and streamed to the device through a pinned buffer; each
-// iteration runs the full forward transform and the full inverse, like a codec round trip.
+// iteration runs the full forward transform and the full inverse, like a codec round trip. With
+// --snapshots the reconstructed image is streamed back now and then and every pixel compared on
+// the host with the original.
 // Check: the first row pass on sampled rows against a CPU lifting reference, and the round trip
 // (exact reconstruction) on sampled rows on the CPU and on every pixel on the device.
 #include "workload_common.cuh"
@@ -12,7 +14,6 @@
 namespace {
 
 constexpr int kLevels = 4;
-constexpr size_t kStagingBytes = size_t(64) << 20;
 
 struct Image {
   size_t width = 0, height = 0;  // multiples of 2^kLevels
@@ -122,23 +123,6 @@ void InverseLevel(Image& img, size_t w, size_t h, KernelTimers& timers) {
   timers.End();
 }
 
-// Host phase: generate the image in row bands on several threads, stream through pinned memory.
-void UploadImage(const Image& img, uint64_t seed) {
-  int* staging = nullptr;
-  CUDA_CHECK(cudaMallocHost(&staging, kStagingBytes));
-  size_t band = std::max<size_t>(1, kStagingBytes / sizeof(int) / img.width);
-  for (size_t y0 = 0; y0 < img.height; y0 += band) {
-    size_t rows = std::min(band, img.height - y0);
-    ParallelFor(rows * img.width, [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i)
-        staging[i] = PixelValue(seed, i % img.width, y0 + i / img.width, img.width);
-    });
-    CUDA_CHECK(cudaMemcpy(img.pixels + y0 * img.width, staging, rows * img.width * sizeof(int),
-                          cudaMemcpyHostToDevice));
-  }
-  CUDA_CHECK(cudaFreeHost(staging));
-}
-
 std::vector<int> DownloadRow(const int* buffer, const Image& img, size_t y) {
   std::vector<int> row(img.width);
   CUDA_CHECK(cudaMemcpy(row.data(), buffer + y * img.width, img.width * sizeof(int), cudaMemcpyDeviceToHost));
@@ -172,8 +156,11 @@ int main(int argc, char** argv) {
 
   CUDA_CHECK(cudaMalloc(&img.pixels, img.Pixels() * sizeof(int)));
   CUDA_CHECK(cudaMalloc(&img.scratch, img.Pixels() * sizeof(int)));
-  UploadImage(img, opt.seed);
   KernelTimers timers;
+  HostIo host(opt.host_threads);
+  auto original = [&](size_t i) { return PixelValue(opt.seed, i % img.width, i / img.width, img.width); };
+  host.Upload("input", img.pixels, img.Pixels(), original);
+  size_t bad_snapshot = 0;
 
   // The first row pass, checked on sampled rows against the CPU lifting.
   std::vector<size_t> rows(opt.samples);
@@ -190,6 +177,9 @@ int main(int argc, char** argv) {
   for (long it = 0; it < opt.iters; ++it) {
     for (int l = 0; l < kLevels; ++l) ForwardLevel(img, img.width >> l, img.height >> l, timers);
     for (int l = kLevels - 1; l >= 0; --l) InverseLevel(img, img.width >> l, img.height >> l, timers);
+    for (long k = SnapshotsDue(it, opt.iters, opt.snapshots); k > 0; --k)
+      bad_snapshot += host.Scan("snapshot", img.pixels, img.Pixels(),
+                                [&](size_t i, int v) { return v == original(i); });
   }
 
   long bad_cpu = 0;
@@ -210,9 +200,10 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaFree(d_mismatches));
   CUDA_CHECK(cudaFree(img.pixels));
   CUDA_CHECK(cudaFree(img.scratch));
-  bool pass = bad_lifting == 0 && bad_cpu == 0 && mismatches == 0;
-  char detail[160];
-  std::snprintf(detail, sizeof(detail), "bad_lifting=%ld bad_rows=%ld mismatched_pixels=%llu",
-                bad_lifting, bad_cpu, mismatches);
-  return Finish("wavelet2d", pass, timers, SecondsSince(t0), detail);
+  bool pass = bad_lifting == 0 && bad_cpu == 0 && mismatches == 0 && bad_snapshot == 0;
+  char detail[192];
+  std::snprintf(detail, sizeof(detail),
+                "bad_lifting=%ld bad_rows=%ld mismatched_pixels=%llu bad_snapshot_pixels=%zu",
+                bad_lifting, bad_cpu, mismatches, bad_snapshot);
+  return Finish("wavelet2d", pass, timers, host, SecondsSince(t0), detail);
 }

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -39,18 +40,25 @@ struct WorkloadOptions {
   uint64_t seed = 1;
   bool dry_run = false;     // print the size plan and exit without touching the GPU
   int samples = 16;         // how many sampled regions the CPU reference checks
+  long snapshots = 0;       // host snapshots of the state, spread evenly over the iterations
+  int host_threads = 4;     // threads of the host phases (input generation, snapshot scans)
 };
 
 inline void PrintUsage(const char* prog, const char* what, const char* iters_meaning) {
   std::printf(
-      "usage: %s [--gb N] [--iters N] [--seed N] [--samples N] [--dry-run] [--help]\n"
+      "usage: %s [--gb N] [--iters N] [--seed N] [--samples N] [--snapshots N]\n"
+      "          [--host-threads N] [--dry-run] [--help]\n"
       "  %s\n"
-      "  --gb N       device memory footprint in GiB (fractions allowed, e.g. 0.1)\n"
-      "  --iters N    %s\n"
-      "  --seed N     input generator seed (default 1)\n"
-      "  --samples N  sampled regions checked against the CPU reference (default 16)\n"
-      "  --dry-run    print the size plan without touching the GPU\n"
-      "Prints MGB_PLAN, MGB_KERNEL_MS name=<k> ms=<total> launches=<n>, MGB_RESULT PASS|FAIL.\n",
+      "  --gb N            device memory footprint in GiB (fractions allowed, e.g. 0.1)\n"
+      "  --iters N         %s\n"
+      "  --seed N          input generator seed (default 1)\n"
+      "  --samples N       sampled regions checked against the CPU reference (default 16)\n"
+      "  --snapshots N     times the state is streamed back to the host and checked there,\n"
+      "                    spread evenly over the iterations (default 0)\n"
+      "  --host-threads N  host threads for input generation and snapshot checks (default 4)\n"
+      "  --dry-run         print the size plan without touching the GPU\n"
+      "Prints MGB_PLAN, MGB_KERNEL_MS name=<k> ms=<total> launches=<n>,\n"
+      "MGB_HOST_MS phase=<input|snapshot> ms=<total> bytes=<n> count=<n>, MGB_RESULT PASS|FAIL.\n",
       prog, what, iters_meaning);
 }
 
@@ -89,6 +97,10 @@ inline WorkloadOptions ParseWorkloadOptions(int argc, char** argv, const char* w
       opt.seed = static_cast<uint64_t>(number("--seed"));
     } else if (arg == "--samples") {
       opt.samples = std::max(1, static_cast<int>(number("--samples")));
+    } else if (arg == "--snapshots") {
+      opt.snapshots = static_cast<long>(number("--snapshots"));
+    } else if (arg == "--host-threads") {
+      opt.host_threads = std::clamp(static_cast<int>(number("--host-threads")), 1, 256);
     } else if (arg == "--dry-run") {
       opt.dry_run = true;
     } else {
@@ -105,8 +117,10 @@ inline WorkloadOptions ParseWorkloadOptions(int argc, char** argv, const char* w
 
 inline void PrintPlan(const char* workload, const WorkloadOptions& opt, size_t bytes,
                       const std::string& shape) {
-  std::printf("MGB_PLAN workload=%s gb_requested=%.3f bytes=%zu footprint_gib=%.3f iters=%ld %s\n",
-              workload, opt.gb, bytes, bytes / kGiB, opt.iters, shape.c_str());
+  std::printf(
+      "MGB_PLAN workload=%s gb_requested=%.3f bytes=%zu footprint_gib=%.3f iters=%ld "
+      "snapshots=%ld %s\n",
+      workload, opt.gb, bytes, bytes / kGiB, opt.iters, opt.snapshots, shape.c_str());
   std::fflush(stdout);
 }
 
@@ -192,10 +206,10 @@ inline double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Runs body(begin, end) over [0, n) on a few host threads (input generation, CPU references).
+// Runs body(begin, end) over [0, n) split across `threads` host threads.
 template <typename Body>
-void ParallelFor(size_t n, Body body) {
-  unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+void ParallelFor(size_t n, unsigned threads, Body body) {
+  threads = std::max(1u, threads);
   if (n < 4096) threads = 1;
   std::vector<std::thread> pool;
   size_t chunk = (n + threads - 1) / threads;
@@ -208,11 +222,108 @@ void ParallelFor(size_t n, Body body) {
   for (std::thread& th : pool) th.join();
 }
 
-inline int Finish(const char* workload, bool pass, const KernelTimers& timers, double wall_s,
-                  const std::string& detail) {
+// How many snapshots fall due after iteration `it` (0-based) of `iters`: `total` snapshots spread
+// evenly, the last one after the last iteration.
+inline long SnapshotsDue(long it, long iters, long total) {
+  if (iters <= 0) return 0;
+  return (it + 1) * total / iters - it * total / iters;
+}
+
+// ---- the host phases of a job: its input made on the host and streamed in, its state streamed
+// back out and checked on the host (a snapshot). The GPU idles meanwhile, as it does in real jobs
+// that read inputs and write results. Data moves in chunks through one pinned staging buffer, so
+// host memory stays small whatever the device footprint. ----
+class HostIo {
+ public:
+  explicit HostIo(int threads) : threads_(static_cast<unsigned>(std::max(1, threads))) {
+    CUDA_CHECK(cudaMallocHost(&staging_, kStagingBytes));
+  }
+  ~HostIo() { cudaFreeHost(staging_); }
+  HostIo(const HostIo&) = delete;
+  HostIo& operator=(const HostIo&) = delete;
+
+  // device[i] = make(i) for i in [0, n), generated on the host.
+  template <typename T, typename Make>
+  void Upload(const char* phase, T* device, size_t n, Make make) {
+    auto t0 = std::chrono::steady_clock::now();
+    T* stage = static_cast<T*>(staging_);
+    const size_t chunk = kStagingBytes / sizeof(T);
+    for (size_t base = 0; base < n; base += chunk) {
+      size_t count = std::min(chunk, n - base);
+      ParallelFor(count, threads_, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) stage[i] = make(base + i);
+      });
+      CUDA_CHECK(cudaMemcpy(device + base, stage, count * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    Account(phase, n * sizeof(T), t0);
+  }
+
+  // Streams device[0, n) to the host and calls ok(i, value) on every element; returns how many
+  // were not ok.
+  template <typename T, typename Check>
+  size_t Scan(const char* phase, const T* device, size_t n, Check ok) {
+    auto t0 = std::chrono::steady_clock::now();
+    T* stage = static_cast<T*>(staging_);
+    const size_t chunk = kStagingBytes / sizeof(T);
+    std::atomic<size_t> bad{0};
+    for (size_t base = 0; base < n; base += chunk) {
+      size_t count = std::min(chunk, n - base);
+      CUDA_CHECK(cudaMemcpy(stage, device + base, count * sizeof(T), cudaMemcpyDeviceToHost));
+      ParallelFor(count, threads_, [&](size_t begin, size_t end) {
+        size_t local = 0;
+        for (size_t i = begin; i < end; ++i) local += !ok(base + i, stage[i]);
+        bad += local;
+      });
+    }
+    Account(phase, n * sizeof(T), t0);
+    return bad;
+  }
+
+  unsigned Threads() const { return threads_; }
+  void Print() const {
+    for (const Phase& p : phases_)
+      std::printf("MGB_HOST_MS phase=%s ms=%.3f bytes=%zu count=%ld\n", p.name.c_str(), p.ms,
+                  p.bytes, p.count);
+    std::fflush(stdout);
+  }
+  double TotalMs() const {
+    double total = 0;
+    for (const Phase& p : phases_) total += p.ms;
+    return total;
+  }
+
+ private:
+  static constexpr size_t kStagingBytes = size_t(64) << 20;
+  struct Phase {
+    std::string name;
+    double ms = 0;
+    size_t bytes = 0;
+    long count = 0;
+  };
+  void Account(const char* name, size_t bytes, std::chrono::steady_clock::time_point t0) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    for (Phase& p : phases_) {
+      if (p.name == name) {
+        p.ms += ms;
+        p.bytes += bytes;
+        p.count += 1;
+        return;
+      }
+    }
+    phases_.push_back(Phase{name, ms, bytes, 1});
+  }
+  unsigned threads_;
+  void* staging_ = nullptr;
+  std::vector<Phase> phases_;
+};
+
+inline int Finish(const char* workload, bool pass, const KernelTimers& timers, const HostIo& host,
+                  double wall_s, const std::string& detail) {
   timers.Print();
-  std::printf("MGB_RESULT %s workload=%s wall_s=%.2f kernel_ms=%.1f %s\n", pass ? "PASS" : "FAIL",
-              workload, wall_s, timers.TotalMs(), detail.c_str());
+  host.Print();
+  std::printf("MGB_RESULT %s workload=%s wall_s=%.2f kernel_ms=%.1f host_ms=%.1f %s\n",
+              pass ? "PASS" : "FAIL", workload, wall_s, timers.TotalMs(), host.TotalMs(),
+              detail.c_str());
   std::fflush(stdout);
   return pass ? 0 : 1;
 }

@@ -140,6 +140,8 @@ class Runtime {
   // The lazy layer (runtime_lazy.cpp). Functions ending in Locked need mu_ held.
   Resolved ResolveLocked(std::unique_lock<std::mutex> &lock, const void *ptr);
   LazyObject *NewObjectLocked(size_t bytes);
+  // Whether `bytes` more of captured host data stays within the configured limit.
+  bool MayCaptureLocked(size_t bytes) const;
   void RecordLocked(std::shared_ptr<LazyOp> op);
   void DropIfDeadLocked(LazyObject *object);
   // Binds the stand-ins (and every one their pending ops reach) to one task, placing a lazy task
@@ -185,6 +187,7 @@ class Runtime {
   std::map<uintptr_t, std::unique_ptr<LazyHandle>> handles_;
   std::map<const void *, std::vector<size_t>> param_sizes_;  // kernel -> parameter sizes
   uint64_t next_seq_ = 1;
+  size_t captured_bytes_ = 0;  // host bytes held by pending copies (bounded by the config's limit)
 
   // Device setup shared by all tasks: limits and __constant__ data, applied to every device a task
   // lands on (device_mu_ guards these; it may be held across the CUDA calls that apply them).

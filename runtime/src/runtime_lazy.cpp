@@ -36,8 +36,13 @@ LazyObject *Runtime::NewObjectLocked(size_t bytes) {
   return raw;
 }
 
+bool Runtime::MayCaptureLocked(size_t bytes) const {
+  return captured_bytes_ + bytes <= session_.Config().capture_limit_bytes;
+}
+
 void Runtime::RecordLocked(std::shared_ptr<LazyOp> op) {
   op->seq = next_seq_++;
+  captured_bytes_ += op->bytes.size();
   op->dst->ops.push_back(op);
   if (op->src != nullptr && op->src != op->dst) {
     op->src->ops.push_back(op);
@@ -49,6 +54,7 @@ void Runtime::DropIfDeadLocked(LazyObject *object) {
   if (!object->freed || object->readers > 0 || object->state != ObjectState::kUnbound) return;
   std::vector<LazyObject *> sources;
   for (const auto &op : object->ops) {
+    if (op->dst == object) captured_bytes_ -= op->bytes.size();
     if (op->dst == object && op->src != nullptr && op->src != object) sources.push_back(op->src);
   }
   arena_.Release(object->base, object->size);
@@ -157,6 +163,7 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
   }
   std::sort(ops.begin(), ops.end(), [](const auto &a, const auto &b) { return a->seq < b->seq; });
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  for (const auto &op : ops) captured_bytes_ -= op->bytes.size();  // replayed below, then dropped
   std::sort(fresh.begin(), fresh.end(),
             [](const LazyObject *a, const LazyObject *b) { return a->seq < b->seq; });
   lock.unlock();

@@ -134,7 +134,8 @@ cudaError_t Runtime::Memcpy(void *dst, const void *src, size_t count, cudaMemcpy
     bool src_host = !src_standin && (kind == cudaMemcpyHostToDevice ||
                                      (kind == cudaMemcpyDefault &&
                                       RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0));
-    if (dst_unbound && (src_host || (s.object && s.object->state == ObjectState::kUnbound))) {
+    if (dst_unbound && ((src_host && MayCaptureLocked(count)) ||
+                        (s.object && s.object->state == ObjectState::kUnbound))) {
       auto op = std::make_shared<LazyOp>();
       op->dst = d.object;
       op->dst_offset = d.offset;
@@ -184,7 +185,7 @@ cudaError_t Runtime::Memcpy2D(void *dst, size_t dpitch, const void *src, size_t 
     }
     bool src_host = kind == cudaMemcpyHostToDevice ||
                     RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0;
-    if (d.object->state == ObjectState::kUnbound && src_host) {
+    if (d.object->state == ObjectState::kUnbound && src_host && MayCaptureLocked(width * height)) {
       auto op = std::make_shared<LazyOp>();
       op->kind = LazyOp::Kind::kCopy2DIn;
       op->dst = d.object;

@@ -48,6 +48,15 @@ SessionConfig SessionConfig::FromEnvironment() {
                    timeout);
     }
   }
+  if (const char *limit = std::getenv("MGB_CAPTURE_LIMIT_MB")) {
+    char *end = nullptr;
+    long long mb = std::strtoll(limit, &end, 10);
+    if (end != limit && *end == '\0' && mb >= 0) {
+      config.capture_limit_bytes = static_cast<size_t>(mb) << 20;
+    } else {
+      std::fprintf(stderr, "mgb: MGB_CAPTURE_LIMIT_MB=%s is not an integer >= 0: ignored\n", limit);
+    }
+  }
   config.program = ProgramName();
   return config;
 }

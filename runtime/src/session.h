@@ -28,15 +28,20 @@ struct SessionConfig {
   FailurePolicy policy = FailurePolicy::kExit;
   std::chrono::milliseconds connect_timeout{2000};
   std::string program = "program";
+  // Host bytes the lazy layer may hold as captured copies for buffers not yet on a GPU; a copy
+  // that would pass it places its buffers at once instead (a program uploading a 50 GB input
+  // before its first launch must not need 50 GB more of host memory).
+  size_t capture_limit_bytes = size_t(256) << 20;
 
   // MGB_SOCKET (default /tmp/mgbd.sock); MGB_UNMANAGED=1|allow|yes|true -> kUnmanaged,
-  // unset|0|no|false -> kExit; MGB_CONNECT_TIMEOUT_MS.
+  // unset|0|no|false -> kExit; MGB_CONNECT_TIMEOUT_MS; MGB_CAPTURE_LIMIT_MB.
   static SessionConfig FromEnvironment();
 };
 
 class Session {
  public:
   explicit Session(SessionConfig config) : config_(std::move(config)) {}
+  const SessionConfig &Config() const { return config_; }
 
   // Connects on the first call; false when the program runs unmanaged. May exit the program.
   bool Managed();

@@ -2,6 +2,7 @@
 # Packs what the GPU machine needs into .device/ (git-ignored), from a build made here:
 #   bin/       mgbd, mgb, mgb-batch, mgb_hold_memory, the runtime GPU tests and benchmark
 #   wl/        the six workloads as rewritten by mgb-rewrite (mgb_rewrite() in CMake)
+#   wl-plain/  the same six as written (calibration: scripts/gpu/workloads.sh .device/wl-plain)
 #   patterns/  each pattern program as written (NAME.orig) and rewritten (NAME.mgb)
 #   lib/       the shared libraries those need that a bare Ubuntu GPU machine lacks (gRPC...)
 #   jobs/      job lists for the evaluation (mgb batch --generate, calibrated on the H200)
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/../.."
 build=${1:-build}
 out=.device
 rm -rf "$out"
-mkdir -p "$out"/{bin,lib,wl,patterns,jobs}
+mkdir -p "$out"/{bin,lib,wl,wl-plain,patterns,jobs}
 
 need() { [ -x "$1" ] || { echo "pack: $1 is not built (build $build first)" >&2; exit 1; }; echo "$1"; }
 programs=(
@@ -22,6 +23,7 @@ for t in two_gpus lazy_path grow killed; do programs+=("$(need "$build/examples/
 programs+=("$(need "$build/bench/runtime/runtime_bench_gpu")")
 cp "${programs[@]}" "$out/bin/"
 for w in "$build"/workloads-mgb/*; do cp "$(need "$w")" "$out/wl/"; programs+=("$w"); done
+for w in "$build"/workloads/*; do cp "$(need "$w")" "$out/wl-plain/"; done
 for p in "$build"/examples/patterns/pattern_*_mgb; do
   name=$(basename "$p" _mgb); name=${name#pattern_}
   cp "$(need "$build/examples/patterns/pattern_$name")" "$out/patterns/$name.orig"
@@ -35,7 +37,7 @@ for f in "${programs[@]}"; do
     echo "$name" | grep -qE "$skip" || cp -Ln "$path" "$out/lib/" 2>/dev/null || true
   done
 done
-strip --strip-debug "$out"/bin/* "$out"/wl/* "$out"/patterns/* "$out"/lib/* 2>/dev/null || true
+strip --strip-debug "$out"/bin/* "$out"/wl/* "$out"/wl-plain/* "$out"/patterns/* "$out"/lib/* 2>/dev/null || true
 
 # Job lists: the paper's shapes, sized from the H200 calibration; paths relative to the repo root.
 for spec in "W1 16 1:1" "W2 16 2:1" "W3 16 3:1"; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Calibrates the workload suite on the GPU machine: runs each workload once at a small size and
-# once at ~10 GiB, prints time and PASS/FAIL, and writes the per-iteration costs that
-# `mgb batch --generate --calibration FILE` uses to size --iters.
+# once at ~10 GiB, each with 2 snapshots, prints time and PASS/FAIL, and writes the costs that
+# `mgb batch --generate --calibration FILE` uses to size --iters and --snapshots: kernel time per
+# iteration, and the host phases (input, one snapshot), each as a + b * GiB.
 #
 # usage: scripts/gpu/workloads.sh [BIN_DIR] [BIG_GIB]
 #   BIN_DIR  the built workloads (default build-work/workloads; build them here, carry them)
@@ -12,6 +13,7 @@ set -u
 BIN_DIR=${1:-build-work/workloads}
 BIG=${2:-10}
 SMALL=0.5
+SNAPSHOTS=2
 DEST=${OUT:-./workloads-out}
 mkdir -p "$DEST"
 LOG="$DEST/workloads.log"
@@ -26,7 +28,8 @@ rows=()
 for w in $WORKLOADS; do
   for gb in $SMALL $BIG; do
     start=$(date +%s.%N)
-    output=$(timeout ${RUN_TIMEOUT:-300} "$BIN_DIR/$w" --gb "$gb" --iters "${ITERS[$w]}" 2>&1)
+    output=$(timeout ${RUN_TIMEOUT:-300} "$BIN_DIR/$w" --gb "$gb" --iters "${ITERS[$w]}" \
+             --snapshots $SNAPSHOTS 2>&1)
     rc=$?
     end=$(date +%s.%N)
     printf '===== %s --gb %s --iters %s (rc=%d)\n%s\n' "$w" "$gb" "${ITERS[$w]}" "$rc" "$output" >> "$LOG"
@@ -35,34 +38,43 @@ for w in $WORKLOADS; do
     [ "$verdict" = PASS ] && [ $rc -eq 0 ] || status=1
     kernel_ms=$(grep -o 'kernel_ms=[0-9.]*' <<<"$output" | head -1 | cut -d= -f2)
     footprint=$(grep -o 'footprint_gib=[0-9.]*' <<<"$output" | head -1 | cut -d= -f2)
+    input_ms=$(grep -o 'MGB_HOST_MS phase=input ms=[0-9.]*' <<<"$output" | awk -F= '{s+=$3} END{print s+0}')
+    # per snapshot (one snapshot may be several transfers: count is not the snapshot count)
+    snap_ms=$(grep -o 'MGB_HOST_MS phase=snapshot ms=[0-9.]*' <<<"$output" |
+              awk -F= -v n="$SNAPSHOTS" '{s+=$3} END{print s/n}')
     wall=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.2f", b-a}')
-    line=$(printf '%-10s gb=%-5s footprint=%-8s iters=%-5s wall_s=%-7s kernel_ms=%-10s %s' \
-           "$w" "$gb" "${footprint:-?}" "${ITERS[$w]}" "$wall" "${kernel_ms:-?}" "$verdict")
+    line=$(printf '%-10s gb=%-5s footprint=%-8s iters=%-5s wall_s=%-7s kernel_ms=%-10s input_ms=%-9s snapshot_ms=%-9s %s' \
+           "$w" "$gb" "${footprint:-?}" "${ITERS[$w]}" "$wall" "${kernel_ms:-?}" "$input_ms" "${snap_ms:-?}" "$verdict")
     echo "$line"
-    rows+=("$w $gb ${footprint:-0} ${ITERS[$w]} $wall ${kernel_ms:-0} $verdict")
+    rows+=("$w $gb ${footprint:-0} ${ITERS[$w]} $wall ${kernel_ms:-0} ${input_ms:-0} ${snap_ms:-0} $verdict")
   done
 done
 printf '%s\n' "${rows[@]}" > "$DEST/workloads_table.txt"
 
-# per-iteration kernel time = a + b * footprint, from the two sizes.
+# Each cost = a + b * footprint, from the two sizes.
 python3 - "$DEST/workloads_table.txt" "$DEST/workload_calibration.json" <<'PY'
 import json, sys
 runs = {}
 for line in open(sys.argv[1]):
-    w, gb, fp, iters, wall, kms, verdict = line.split()
-    runs.setdefault(w, []).append((float(fp), int(iters), float(kms) / 1000.0, verdict))
+    w, gb, fp, iters, wall, kms, input_ms, snap_ms, verdict = line.split()
+    runs.setdefault(w, []).append((float(fp), int(iters), float(kms) / 1e3, float(input_ms) / 1e3,
+                                   float(snap_ms) / 1e3, verdict))
+def line_through(g1, c1, g2, c2):
+    b = max(0.0, (c2 - c1) / (g2 - g1))
+    return max(0.0, c1 - b * g1), b
 cal = {}
 for w, pts in runs.items():
-    if len(pts) != 2 or any(p[3] != "PASS" for p in pts):
+    if len(pts) != 2 or any(p[5] != "PASS" for p in pts):
         print(f"{w}: no calibration (a run failed)")
         continue
-    (g1, i1, k1, _), (g2, i2, k2, _) = pts
-    c1, c2 = k1 / i1, k2 / i2
-    b = max(0.0, (c2 - c1) / (g2 - g1))
-    a = max(0.0, c1 - b * g1)
-    cal[w] = {"per_iter_s": a, "per_iter_per_gib_s": b}
-    print(f"{w}: per_iter_s={a:.6g} per_iter_per_gib_s={b:.6g} "
-          f"-> iters for 30 s at 20 GiB: {30 / (a + 20 * b):.0f}, at 80 GiB: {30 / (a + 80 * b):.0f}")
+    (g1, i1, k1, in1, s1, _), (g2, i2, k2, in2, s2, _) = pts
+    a, b = line_through(g1, k1 / i1, g2, k2 / i2)
+    ia, ib = line_through(g1, in1, g2, in2)
+    sa, sb = line_through(g1, s1, g2, s2)
+    cal[w] = {"per_iter_s": a, "per_iter_per_gib_s": b, "input_s": ia, "input_s_per_gib": ib,
+              "snapshot_s": sa, "snapshot_s_per_gib": sb}
+    print(f"{w}: per_iter_s={a:.6g} per_iter_per_gib_s={b:.6g} input={ia:.3g}+{ib:.3g}/GiB s "
+          f"snapshot={sa:.3g}+{sb:.3g}/GiB s")
 json.dump(cal, open(sys.argv[2], "w"), indent=2)
 PY
 echo "calibration: $DEST/workload_calibration.json; full output: $LOG"

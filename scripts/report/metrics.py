@@ -26,11 +26,16 @@ def baseline(runs):
 
 
 def solo_times(single_run):
-    """Per job name: (wall seconds, kernel seconds) alone on a GPU, from the single-assignment run.
+    """Per job name: (wall seconds, kernel seconds, memory-held seconds) alone on a GPU, from the
+    single-assignment run.
 
     Under `single` a session owns its GPU from its first task to its end, so each job there ran
-    alone on its GPU: its run time is its solo time (the other GPU's job shares only the host)."""
-    return {j.name: (j.run_s, j.kernel_ms / 1000.0) for j in single_run.jobs if j.succeeded}
+    alone on its GPU: its run time is its solo time (the other GPU's job shares only the host).
+    Memory-held: how long its NVML samples show it holding >= 90% of its footprint (whole
+    sampling intervals only, so never more than it held); its kernel time where that is longer
+    or no samples were taken (its kernels need its memory)."""
+    return {j.name: (j.run_s, j.kernel_ms / 1000.0, max(j.kernel_ms / 1000.0, j.held_s))
+            for j in single_run.jobs if j.succeeded}
 
 
 def makespan_lower_bound(jobs, solo, node):
@@ -39,19 +44,21 @@ def makespan_lower_bound(jobs, solo, node):
     Assumes (a) co-running never makes a job or a kernel faster than alone, and (b) a job holds
     its whole footprint while its kernels run (the six workloads allocate, iterate, check, free).
       longest_job: no job ends before its arrival plus its solo wall time.
-      memory_time: job j holds (m_j + context) bytes for at least its solo kernel time K_j;
-                   the node offers gpus x memory bytes at any instant.
+      memory_time: job j holds (m_j + context) bytes for at least H_j, its memory-held time alone
+                   (solo_times; its kernel time K_j at least); the node offers gpus x memory bytes
+                   at any instant.
       big_jobs:    two jobs above half a GPU's memory never share a GPU, so at most `gpus` of them
-                   hold memory at once: their kernel times, summed, are spread over `gpus` at best.
+                   hold memory at once: their memory-held times, summed, are spread over `gpus`
+                   at best.
     Jobs without a solo time (failed alone too) are left out, which only lowers the bound."""
     known = [j for j in jobs if j.name in solo]
     if not known:
         return None
     terms = {
         "longest_job": max(j.queued_s + solo[j.name][0] for j in known),
-        "memory_time": sum((j.memory_bytes + node.context_bytes) * solo[j.name][1] for j in known)
+        "memory_time": sum((j.memory_bytes + node.context_bytes) * solo[j.name][2] for j in known)
         / (node.gpus * node.memory_bytes),
-        "big_jobs": sum(solo[j.name][1] for j in known
+        "big_jobs": sum(solo[j.name][2] for j in known
                         if j.memory_bytes + node.context_bytes > node.memory_bytes / 2) / node.gpus,
     }
     name = max(terms, key=terms.get)

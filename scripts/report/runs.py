@@ -25,6 +25,7 @@ class Job:
     crashed: bool
     oom: bool
     kernels_ms: dict = field(default_factory=dict)  # kernel name -> summed ms
+    held_s: float = 0.0  # seconds NVML saw it hold >= 90% of memory_bytes (0: no samples)
 
     @property
     def finished(self):
@@ -120,7 +121,21 @@ def _real_job(j, where):
                queued_s=_number(j, "queued_s", where, 0.0),
                started_s=_number(j, "started_s", where), ended_s=_number(j, "ended_s", where),
                crashed=bool(_need(j, "crashed", where)), oom=bool(j.get("oom", False)),
-               kernels_ms=kernels)
+               kernels_ms=kernels, held_s=_held_s(j.get("memory_samples", []),
+                                                  int(j.get("memory_bytes", 0)), where))
+
+
+def _held_s(samples, memory_bytes, where):
+    """Seconds between consecutive samples that both show >= 90% of the footprint held."""
+    if memory_bytes <= 0 or not isinstance(samples, list):
+        return 0.0
+    points = []
+    for i, s in enumerate(samples):
+        if not (isinstance(s, list) and len(s) == 2 and all(isinstance(v, (int, float)) for v in s)):
+            raise InputError(f"{where}.memory_samples[{i}]: must be [t_s, bytes]")
+        points.append(s)
+    full = 0.9 * memory_bytes
+    return sum(b[0] - a[0] for a, b in zip(points, points[1:]) if a[1] >= full and b[1] >= full)
 
 
 def _simulated_job(j, where):

@@ -22,7 +22,8 @@ constexpr const char* kUsage = R"(usage:
   mgb batch --jobs FILE --out FILE [--workers N] [--socket PATH] [--label TEXT]
             [--logs DIR] [--nvml-period SECONDS] [--no-nvml]
   mgb batch --generate --out FILE [--count N] [--ratio L:S] [--seed N] [--gpu-gib G]
-            [--max-gib G] [--bin-dir DIR] [--target-seconds S] [--calibration FILE]
+            [--max-gib G] [--bin-dir DIR] [--target-seconds S] [--gpu-fraction F]
+            [--calibration FILE]
 
 Run: starts the jobs of FILE ({"jobs": [{"name", "argv", "memory_bytes", "arrival_s"}]}) as
 child processes, at most N at once (default 2), FIFO by arrival; records per job queued, started,
@@ -39,7 +40,10 @@ Generate (--generate): writes a job list of --count jobs (default 16) at large:s
 (default 1:1), seeded (default 1), drawn from the six workloads of examples/workloads; small jobs
 take 6-25% of --gpu-gib (default 140), large ones 26-70% (at most --max-gib, default 100); --iters
 is chosen so each job runs about --target-seconds (default 30) alone, from the per-iteration
-costs in --calibration (written by scripts/gpu/workloads.sh) or built-in estimates.
+costs in --calibration (written by scripts/gpu/workloads.sh) or built-in estimates. With
+--gpu-fraction F below 1 (default 1) kernels fill F of that time and host phases the rest: the
+job's input phase, then --snapshots (its state streamed back and checked on the host), as many
+as the calibration's host costs say fit.
 Binaries are named --bin-dir/<workload> (default build/workloads).
 
 Exit status: 0 all jobs exited 0; 1 a job crashed or failed its check; 2 bad usage or input.
@@ -57,7 +61,8 @@ struct Args {
 Args ParseArgs(int argc, char** argv) {
   static const char* kValued[] = {"--jobs", "--out", "--workers", "--socket", "--label", "--logs",
                                   "--nvml-period", "--count", "--ratio", "--seed", "--gpu-gib",
-                                  "--max-gib", "--bin-dir", "--target-seconds", "--calibration"};
+                                  "--max-gib", "--bin-dir", "--target-seconds", "--gpu-fraction",
+                                  "--calibration"};
   Args args;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -119,6 +124,7 @@ int Generate(const Args& args) {
   spec.gpu_gib = Number(args, "--gpu-gib", 140, 1, 1e6, error);
   spec.max_gib = Number(args, "--max-gib", 100, 0.1, 1e6, error);
   spec.target_seconds = Number(args, "--target-seconds", 30, 0.01, 1e6, error);
+  spec.gpu_fraction = Number(args, "--gpu-fraction", 1, 0.01, 1, error);
   spec.bin_dir = Value(args, "--bin-dir", spec.bin_dir);
   if (!ParseRatio(Value(args, "--ratio", "1:1"), spec.large, spec.small))
     error = "--ratio must look like L:S (e.g. 3:1), got '" + Value(args, "--ratio") + "'";

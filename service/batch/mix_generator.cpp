@@ -27,6 +27,18 @@ std::string FormatGb(double gb) {
 
 }  // namespace
 
+Sizing SizeJob(const IterCost& cost, double gb, const MixSpec& spec) {
+  Sizing sizing;
+  const double kernel_s = spec.target_seconds * std::clamp(spec.gpu_fraction, 0.0, 1.0);
+  sizing.iters = std::max(1L, std::lround(kernel_s / cost.Iteration(gb)));
+  if (spec.gpu_fraction < 1.0 && cost.Snapshot(gb) > 0) {
+    // The host share left after the input phase goes to snapshots.
+    const double host_left = spec.target_seconds - kernel_s - cost.Input(gb);
+    sizing.snapshots = std::max(0L, std::lround(host_left / cost.Snapshot(gb)));
+  }
+  return sizing;
+}
+
 const std::vector<std::string>& WorkloadNames() {
   static const std::vector<std::string> names = {"mlp_train", "heat2d",    "md_cells",
                                                  "nw_align",  "wavelet2d", "bfs_graph"};
@@ -62,6 +74,15 @@ std::string LoadIterCosts(const std::string& path, std::map<std::string, IterCos
         return path + ": " + it.key() + "." + field + ": must be a number >= 0";
     }
     IterCost cost{(*it)["per_iter_s"].get<double>(), (*it)["per_iter_per_gib_s"].get<double>()};
+    for (auto [field, slot] : {std::pair{"input_s", &cost.input_s},
+                               {"input_s_per_gib", &cost.input_s_per_gib},
+                               {"snapshot_s", &cost.snapshot_s},
+                               {"snapshot_s_per_gib", &cost.snapshot_s_per_gib}}) {
+      if (!it->contains(field)) continue;
+      if (!(*it)[field].is_number() || (*it)[field].get<double>() < 0)
+        return path + ": " + it.key() + "." + field + ": must be a number >= 0";
+      *slot = (*it)[field].get<double>();
+    }
     if (cost.per_iter_s + cost.per_iter_per_gib_s <= 0)
       return path + ": " + it.key() + ": both costs are zero";
     costs[it.key()] = cost;
@@ -99,11 +120,14 @@ std::vector<Job> GenerateMix(const MixSpec& spec) {
     double gb = Uniform(rng, lo * spec.gpu_gib, std::min(hi * spec.gpu_gib, spec.max_gib));
     job.gb = std::stod(FormatGb(gb));  // the size the job is really given
     const IterCost& cost = costs.at(job.workload);
-    double per_iter = cost.per_iter_s + cost.per_iter_per_gib_s * job.gb;
-    long iters = std::max(1L, std::lround(spec.target_seconds / per_iter));
+    const Sizing sizing = SizeJob(cost, job.gb, spec);
     job.name = std::string(is_large[i] ? "L" : "S") + std::to_string(i) + "-" + job.workload;
     job.argv = {spec.bin_dir + "/" + job.workload, "--gb", FormatGb(job.gb), "--iters",
-                std::to_string(iters), "--seed", std::to_string(spec.seed * 1000 + i)};
+                std::to_string(sizing.iters), "--seed", std::to_string(spec.seed * 1000 + i)};
+    if (sizing.snapshots > 0) {
+      job.argv.push_back("--snapshots");
+      job.argv.push_back(std::to_string(sizing.snapshots));
+    }
     job.memory_bytes = static_cast<uint64_t>(std::ceil(job.gb * 1024.0 * 1024.0 * 1024.0));
     job.arrival_s = 0;  // the paper's batch setting: everything queued at the start
     jobs.push_back(std::move(job));

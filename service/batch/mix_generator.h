@@ -13,10 +13,18 @@
 
 namespace mgb::batch {
 
-// Seconds per iteration of a workload alone: per_iter_s + per_iter_per_gib_s * gb.
+// Costs of a workload alone, linear in its footprint (gb): one iteration of kernels
+// per_iter_s + per_iter_per_gib_s * gb; its host input phase input_s + input_s_per_gib * gb; one
+// host snapshot (--snapshots) snapshot_s + snapshot_s_per_gib * gb. Host costs 0 = not measured.
 struct IterCost {
   double per_iter_s = 0;
   double per_iter_per_gib_s = 0;
+  double input_s = 0, input_s_per_gib = 0;
+  double snapshot_s = 0, snapshot_s_per_gib = 0;
+
+  double Iteration(double gb) const { return per_iter_s + per_iter_per_gib_s * gb; }
+  double Input(double gb) const { return input_s + input_s_per_gib * gb; }
+  double Snapshot(double gb) const { return snapshot_s + snapshot_s_per_gib * gb; }
 };
 
 struct MixSpec {
@@ -28,6 +36,9 @@ struct MixSpec {
   double large_min = 0.26, large_max = 0.70;
   double max_gib = 100;          // no job above this footprint
   double target_seconds = 30;    // solo run time each job is sized for
+  // Share of that time in kernels; the rest is host phases (input, then --snapshots), as in jobs
+  // that read inputs and write results. 1 = kernels only (no snapshots, iters fill the target).
+  double gpu_fraction = 1.0;
   std::string bin_dir = "build/workloads";
   std::map<std::string, IterCost> costs;  // per workload; defaults from DefaultIterCosts()
 };
@@ -39,11 +50,21 @@ const std::vector<std::string>& WorkloadNames();
 // has measured them (a calibration file replaces them).
 std::map<std::string, IterCost> DefaultIterCosts();
 
-// Reads {"<workload>": {"per_iter_s": x, "per_iter_per_gib_s": y}, ...}; "" on success.
+// Reads {"<workload>": {"per_iter_s": x, "per_iter_per_gib_s": y, and optionally "input_s",
+// "input_s_per_gib", "snapshot_s", "snapshot_s_per_gib"}, ...}; "" on success.
 std::string LoadIterCosts(const std::string& path, std::map<std::string, IterCost>& costs);
 
 // Parses "L:S" (e.g. "3:1"); false when malformed.
 bool ParseRatio(const std::string& text, int& large, int& small);
+
+// --iters and --snapshots for one job of `gb` GiB: kernels fill gpu_fraction of the target
+// time; snapshots fill what the input phase leaves of the rest (none at gpu_fraction 1, or when
+// the calibration has no snapshot cost).
+struct Sizing {
+  long iters = 1;
+  long snapshots = 0;
+};
+Sizing SizeJob(const IterCost& cost, double gb, const MixSpec& spec);
 
 std::vector<Job> GenerateMix(const MixSpec& spec);
 

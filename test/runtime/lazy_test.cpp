@@ -227,6 +227,43 @@ TEST_CASE("a thread's first lazy launch reserves all its unbound buffers at once
   CHECK(rt.TaskOf(other) == 0);
 }
 
+TEST_CASE("host copies past the capture limit place the buffers at once instead of recording",
+          "[runtime][lazy]") {
+  // A program streaming a large input in through a small pinned buffer before its first launch:
+  // recording would keep a host copy of the whole input.
+  MgbdProcess mgbd({1024 * kMiB});
+  auto config = TestConfig(mgbd.socket());
+  config.capture_limit_bytes = 3 * sizeof(int);
+  ManagedRuntime m(mgbd, 1, config);
+  auto &rt = *m.runtime;
+  int *input, *scratch;
+  rt.Malloc(reinterpret_cast<void **>(&input), 8 * sizeof(int));
+  rt.Malloc(reinterpret_cast<void **>(&scratch), 4 * sizeof(int));
+  int chunk[2] = {1, 2};
+  REQUIRE(rt.Memcpy(input, chunk, sizeof chunk, cudaMemcpyHostToDevice, std::nullopt) == cudaSuccess);
+  CHECK(mgbd.Status().tasks_size() == 0);  // 2 ints captured: within the limit
+  chunk[0] = 3;
+  chunk[1] = 4;
+  REQUIRE(rt.Memcpy(input + 2, chunk, sizeof chunk, cudaMemcpyHostToDevice, std::nullopt) ==
+          cudaSuccess);
+  REQUIRE(mgbd.Status().tasks_size() == 1);  // 4 would pass it: placed, the recorded copy replayed
+  CHECK(rt.TaskOf(scratch) == rt.TaskOf(input));  // the thread's other buffers came along
+  CHECK(mgbd.Status().tasks(0).memory_bytes() >= 12 * sizeof(int));
+  chunk[0] = 5;
+  chunk[1] = 6;
+  REQUIRE(rt.Memcpy(input + 4, chunk, sizeof chunk, cudaMemcpyHostToDevice, std::nullopt) ==
+          cudaSuccess);
+  int got[6] = {};
+  REQUIRE(rt.Memcpy(got, input, sizeof got, cudaMemcpyDeviceToHost, std::nullopt) == cudaSuccess);
+  CHECK(std::vector<int>(got, got + 6) == std::vector<int>{1, 2, 3, 4, 5, 6});
+
+  // Captured bytes are given back at replay: a new buffer records again.
+  int *later;
+  rt.Malloc(reinterpret_cast<void **>(&later), 2 * sizeof(int));
+  REQUIRE(rt.Memcpy(later, chunk, sizeof chunk, cudaMemcpyHostToDevice, std::nullopt) == cudaSuccess);
+  CHECK(rt.TaskOf(later) == 0);
+}
+
 TEST_CASE("pitched allocations outside a task keep their pitch at replay", "[runtime][lazy]") {
   MgbdProcess mgbd({1024 * kMiB});
   ManagedRuntime m(mgbd, 1);

@@ -67,8 +67,10 @@ runtime::SessionConfig TestConfig(const std::string &socket, runtime::FailurePol
 }
 
 ManagedRuntime::ManagedRuntime(const MgbdProcess &mgbd, int devices)
-    : fake(devices),
-      runtime(std::make_unique<runtime::Runtime>(fake, TestConfig(mgbd.socket()))) {}
+    : ManagedRuntime(mgbd, devices, TestConfig(mgbd.socket())) {}
+
+ManagedRuntime::ManagedRuntime(const MgbdProcess &, int devices, runtime::SessionConfig config)
+    : fake(devices), runtime(std::make_unique<runtime::Runtime>(fake, std::move(config))) {}
 
 }  // namespace mgb::test
 

@@ -34,6 +34,7 @@ class MgbdProcess {
 // A Runtime over a fresh fake with `devices` GPUs, connected to `mgbd`.
 struct ManagedRuntime {
   ManagedRuntime(const MgbdProcess &mgbd, int devices = 2);
+  ManagedRuntime(const MgbdProcess &mgbd, int devices, runtime::SessionConfig config);
   FakeCudaApi fake;
   std::unique_ptr<runtime::Runtime> runtime;
 };

@@ -113,6 +113,18 @@ TEST_CASE("MGB_UNMANAGED and MGB_SOCKET are read from the environment", "[runtim
   CHECK(mgb::runtime::SessionConfig::FromEnvironment().policy == FailurePolicy::kExit);
 }
 
+TEST_CASE("MGB_CAPTURE_LIMIT_MB sets the lazy layer's host capture limit", "[runtime][session]") {
+  unsetenv("MGB_CAPTURE_LIMIT_MB");
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().capture_limit_bytes == (size_t(256) << 20));
+  setenv("MGB_CAPTURE_LIMIT_MB", "0", 1);
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().capture_limit_bytes == 0);
+  setenv("MGB_CAPTURE_LIMIT_MB", "1024", 1);
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().capture_limit_bytes == (size_t(1) << 30));
+  setenv("MGB_CAPTURE_LIMIT_MB", "lots", 1);  // ignored, with a message
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().capture_limit_bytes == (size_t(256) << 20));
+  unsetenv("MGB_CAPTURE_LIMIT_MB");
+}
+
 namespace {
 void ScaleKernel() {}
 }

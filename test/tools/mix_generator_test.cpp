@@ -87,6 +87,44 @@ TEST_CASE("iterations follow the calibration so jobs take the target time", "[ba
   CHECK(checked > 0);
 }
 
+TEST_CASE("with a GPU fraction, kernels fill it and snapshots fill the host share",
+          "[batch][mix]") {
+  TempDir dir;
+  std::string path = dir.Write("cal.json", R"({"heat2d": {"per_iter_s": 0, "per_iter_per_gib_s": 0.001,
+      "input_s": 0.5, "input_s_per_gib": 0.1, "snapshot_s": 0, "snapshot_s_per_gib": 0.05}})");
+  MixSpec spec;
+  spec.target_seconds = 20;
+  spec.gpu_fraction = 0.25;
+  REQUIRE(LoadIterCosts(path, spec.costs).empty());
+  const IterCost& cost = spec.costs.at("heat2d");
+  // 40 GiB: kernels 5 s = 125 iterations; host 15 s - input 4.5 s = 10.5 s = 5.25 -> 5 snapshots.
+  Sizing at40 = SizeJob(cost, 40, spec);
+  CHECK(at40.iters == 125);
+  CHECK(at40.snapshots == 5);
+  // 100 GiB: the input phase alone (10.5 s) takes less than the host share: 4.5 s -> 1 snapshot.
+  CHECK(SizeJob(cost, 100, spec).snapshots == 1);
+  // 160 GiB: the input phase already exceeds it: no snapshots, never negative.
+  CHECK(SizeJob(cost, 160, spec).snapshots == 0);
+  // Fraction 1: the old sizing (kernels fill the target), no snapshots.
+  spec.gpu_fraction = 1;
+  CHECK(SizeJob(cost, 40, spec).iters == 500);
+  CHECK(SizeJob(cost, 40, spec).snapshots == 0);
+  // A calibration without host costs gives no snapshots at any fraction.
+  spec.gpu_fraction = 0.25;
+  CHECK(SizeJob(IterCost{0, 0.001}, 40, spec).snapshots == 0);
+
+  spec.jobs = 32;
+  int with_snapshots = 0;
+  for (const Job& job : GenerateMix(spec)) {
+    if (job.workload != "heat2d") continue;
+    Sizing want = SizeJob(cost, job.gb, spec);
+    CHECK(ArgAfter(job, "--iters") == std::to_string(want.iters));
+    CHECK(ArgAfter(job, "--snapshots") == (want.snapshots > 0 ? std::to_string(want.snapshots) : ""));
+    with_snapshots += want.snapshots > 0;
+  }
+  CHECK(with_snapshots > 0);
+}
+
 TEST_CASE("bad ratios and calibration files are rejected", "[batch][mix]") {
   int l = 0, s = 0;
   CHECK(ParseRatio("3:1", l, s));
@@ -103,5 +141,7 @@ TEST_CASE("bad ratios and calibration files are rejected", "[batch][mix]") {
              Catch::Contains("tetris: unknown workload"));
   CHECK_THAT(LoadIterCosts(dir.Write("c.json", R"({"bfs_graph": {"per_iter_s": 1}})"), costs),
              Catch::Contains("bfs_graph.per_iter_per_gib_s"));
+  CHECK_THAT(LoadIterCosts(dir.Write("d.json", R"({"heat2d": {"per_iter_s": 1, "per_iter_per_gib_s": 0, "snapshot_s_per_gib": "x"}})"), costs),
+             Catch::Contains("heat2d.snapshot_s_per_gib: must be a number >= 0"));
   CHECK_THAT(LoadIterCosts(dir.Path("missing.json"), costs), Catch::Contains("cannot open"));
 }

@@ -7,7 +7,9 @@ Workload "w1": jobs A, B (80 GiB) and C, D (10 GiB) on 2 GPUs of 140 GiB, contex
              1.36x single, turnaround 8.5 -> 1.47x, kernel slowdown +5.0%.
   mgb w3:    makespan 12 (a sweep of two worker counts).
   cg:2 w4:   C dies of out-of-memory: 25% crashed.
-  Bound: longest_job 10; memory_time (80*8*2 + 10*4*2)/(2*140) = 4.9; big_jobs (8+8)/2 = 8
+  Bound: longest_job 10; memory_time: A's NVML samples show 80 GiB (>= 90% of it) held from 1 s
+  to 10 s, 9 s, longer than its kernels; the others have no samples, so their kernel times:
+  (80*9 + 80*8 + 10*4*2)/(2*140) = 5.1; big_jobs (9+8)/2 = 8.5
   -> 10 s, mgb w4 is +10.0% over it. Worker rule: 2*140/45 = 6.2 -> 6 + 2 = 8; best: 4.
 """
 
@@ -47,8 +49,10 @@ def write(path, doc):
 
 
 def measured_runs(folder):
+    a_alone = job("A", 80, 0, 10, 8000)
+    a_alone["memory_samples"] = [[0, 0]] + [[t, (75 if t == 5 else 80) * GIB] for t in range(1, 11)]
     write(os.path.join(folder, "w1-single.json"), run("single", 2, [
-        job("A", 80, 0, 10, 8000), job("B", 80, 0, 10, 8000),
+        a_alone, job("B", 80, 0, 10, 8000),
         job("C", 10, 10, 15, 4000), job("D", 10, 10, 15, 4000)]))
     write(os.path.join(folder, "w1-mgb-w4.json"), run("mgb", 4, [
         job("A", 80, 0, 11, 8400), job("B", 80, 0, 11, 8400),
@@ -108,8 +112,8 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(cells[11], "50/100")
         self.assertEqual(cells[12], "+10.0")
         self.assertIn("**10.0 s** (longest_job)", text)
-        self.assertIn("memory_time 4.9 s", text)
-        self.assertIn("big_jobs 8.0 s", text)
+        self.assertIn("memory_time 5.1 s", text)
+        self.assertIn("big_jobs 8.5 s", text)
         cg = next(line for line in text.splitlines() if line.startswith("| w1 | cg:2 | 4 |"))
         self.assertIn("| 25 | 1 |", cg)
         self.assertIn("Fewest workers within 3% of the best throughput: **4**", text)
