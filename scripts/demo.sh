@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: the demo batch. Installs dependencies, builds what the demo needs, then
 #  - on a node with NVIDIA GPUs: starts mgbd (NVML; MPS when run as root), runs a 16-job mix of the
-#    rewritten workload suite through `mgb batch` with 10 worker slots, and prints the summary;
+#    rewritten workload suite through `mgb batch` with 8 worker slots, and prints the summary;
 #  - on a machine without a GPU: runs a 16-job mix through `mgb simulate` (mgbd's own scheduling
 #    core over job profiles recorded on real H200s) on a simulated 2-GPU node, and says so.
 # Usage: scripts/demo.sh [BUILD_DIR]   (default: build)
@@ -26,10 +26,10 @@ if nvidia-smi -L >/dev/null 2>&1; then
   trap 'kill $mgbd 2>/dev/null; wait $mgbd 2>/dev/null; [ ${#mps[@]} -gt 0 ] && CUDA_MPS_PIPE_DIRECTORY=$work/mps/pipe bash -c "echo quit | nvidia-cuda-mps-control" 2>/dev/null; true' EXIT
   for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
   "$build/service/mgb" batch --generate --out "$work/jobs.json" --count 16 --ratio 2:1 --seed 1 \
-    --bin-dir "$build/workloads-mgb" --target-seconds 10 \
+    --bin-dir "$build/workloads-mgb" --target-seconds 12 --gpu-fraction 0.3 \
     --calibration examples/workloads/calibration-h200.json
   "$build/service/mgb" status --socket "$sock"
-  "$build/service/mgb" batch --jobs "$work/jobs.json" --workers 10 --socket "$sock" \
+  "$build/service/mgb" batch --jobs "$work/jobs.json" --workers 8 --socket "$sock" \
     --label mgb --out "$work/demo.json"
   echo "demo: result JSON $work/demo.json; mgbd's decisions in $work/mgbd.log"
 else
