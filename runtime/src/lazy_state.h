@@ -27,6 +27,7 @@ struct Task {
   uint64_t pending = 0;     // bytes reserved for allocations in flight
   int depth = 0;            // static begins (nesting) not yet ended
   size_t objects = 0;       // stand-ins bound to it
+  uint64_t launch_warps = 0;  // warps of the widest launch shape mgbd was told of
 
   uint64_t Budget() const { return reserved > heap_bytes ? reserved - heap_bytes : 0; }
 };

@@ -182,6 +182,7 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
   if (error == cudaSuccess) error = replayed;
   if (device >= 0) PlacedOn(device);
   if (target != 0) Thread().last_prepared = target;
+  if (target != 0 && error == cudaSuccess) TellLaunch(target, shape);
   return error;
 }
 

@@ -57,6 +57,28 @@ LaunchShape Runtime::ShapeOf(mgb_dim3 grid, mgb_dim3 block, const void *kernel) 
   return shape;
 }
 
+uint64_t Runtime::WarpsOf(const LaunchShape &shape) {
+  const uint64_t threads = uint64_t{shape.block.x} * shape.block.y * shape.block.z;
+  return (threads + 31) / 32 * shape.grid.x * shape.grid.y * shape.grid.z;
+}
+
+void Runtime::TellLaunch(uint64_t task_id, const LaunchShape &shape) {
+  const uint64_t warps = WarpsOf(shape);
+  {
+    std::lock_guard lock(mu_);
+    auto it = tasks_.find(task_id);
+    if (it == tasks_.end() || warps <= it->second->launch_warps) return;
+    it->second->launch_warps = warps;
+  }
+  std::shared_ptr<Client> client = session_.client();
+  if (client == nullptr) return;
+  // Only a count for placement: the launch goes ahead whatever mgbd answers.
+  if (auto told = client->TaskLaunch(task_id, shape); !told.ok()) {
+    std::fprintf(stderr, "mgb: could not tell mgbd the launch shape of %s: %s\n",
+                 Describe(task_id).c_str(), told.status().ToString().c_str());
+  }
+}
+
 uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std::string &site,
                             bool lazy) {
   std::shared_ptr<Client> client = session_.client();
@@ -104,6 +126,7 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
   task->lazy = lazy;
   task->reserved = bytes + heap;
   task->heap_bytes = heap;
+  task->launch_warps = WarpsOf(shape);
   std::lock_guard lock(mu_);
   tasks_[task->id] = std::move(task);
   return placed->task_id;

@@ -71,6 +71,13 @@ void ToProto(const Dim3 &d, v1::Dim3 *out) {
   out->set_z(d.z);
 }
 
+void ToProto(const LaunchShape &shape, v1::LaunchShape *out) {
+  ToProto(shape.grid, out->mutable_grid());
+  ToProto(shape.block, out->mutable_block());
+  out->set_registers_per_thread(shape.registers_per_thread);
+  out->set_shared_bytes_per_block(shape.shared_bytes_per_block);
+}
+
 class GrpcClient final : public Client {
  public:
   GrpcClient(std::shared_ptr<grpc::Channel> channel)
@@ -119,10 +126,7 @@ class GrpcClient final : public Client {
     v1::TaskBeginRequest request;
     request.set_session_id(session_.session_id);
     request.set_memory_bytes(memory_bytes);
-    ToProto(shape.grid, request.mutable_shape()->mutable_grid());
-    ToProto(shape.block, request.mutable_shape()->mutable_block());
-    request.mutable_shape()->set_registers_per_thread(shape.registers_per_thread);
-    request.mutable_shape()->set_shared_bytes_per_block(shape.shared_bytes_per_block);
+    ToProto(shape, request.mutable_shape());
     request.set_label(label);
     if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
     grpc::ClientContext context;
@@ -154,6 +158,17 @@ class GrpcClient final : public Client {
     grpc::ClientContext context;
     v1::TaskUsageReply reply;
     return FromGrpc(stub_->TaskUsage(&context, request, &reply));
+  }
+
+  absl::StatusOr<uint64_t> Launch(uint64_t task_id, const LaunchShape &shape) {
+    v1::TaskLaunchRequest request;
+    request.set_session_id(session_.session_id);
+    request.set_task_id(task_id);
+    ToProto(shape, request.mutable_shape());
+    grpc::ClientContext context;
+    v1::TaskLaunchReply reply;
+    if (grpc::Status st = stub_->TaskLaunch(&context, request, &reply); !st.ok()) return FromGrpc(st);
+    return reply.warps();
   }
 
   absl::Status End(uint64_t task_id) {
@@ -219,6 +234,10 @@ absl::StatusOr<uint64_t> Client::TaskGrow(uint64_t task_id, uint64_t extra_bytes
 
 absl::Status Client::TaskUsage(uint64_t task_id, uint64_t allocated_bytes) {
   return Impl(this).Usage(task_id, allocated_bytes);
+}
+
+absl::StatusOr<uint64_t> Client::TaskLaunch(uint64_t task_id, const LaunchShape &shape) {
+  return Impl(this).Launch(task_id, shape);
 }
 
 absl::Status Client::TaskEnd(uint64_t task_id) { return Impl(this).End(task_id); }

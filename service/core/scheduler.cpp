@@ -142,18 +142,23 @@ void Scheduler::ChargeContext(Session &s, int gpu) {
 
 // ---- validation -----------------------------------------------------------------------------
 
-absl::Status Scheduler::ValidateRequest(const TaskRequest &r) const {
+absl::Status Scheduler::ValidateShape(const LaunchShape &shape) {
   const std::pair<const char *, uint32_t> dims[] = {
-      {"shape.grid.x", r.shape.grid.x},   {"shape.grid.y", r.shape.grid.y},
-      {"shape.grid.z", r.shape.grid.z},   {"shape.block.x", r.shape.block.x},
-      {"shape.block.y", r.shape.block.y}, {"shape.block.z", r.shape.block.z}};
+      {"shape.grid.x", shape.grid.x},   {"shape.grid.y", shape.grid.y},
+      {"shape.grid.z", shape.grid.z},   {"shape.block.x", shape.block.x},
+      {"shape.block.y", shape.block.y}, {"shape.block.z", shape.block.z}};
   for (const auto &[field, value] : dims) {
     if (value == 0) return absl::InvalidArgumentError(absl::StrCat(field, " must be > 0"));
   }
-  if (r.shape.threads_per_block() > 1024) {
-    return absl::InvalidArgumentError(absl::StrCat("shape.block has ", r.shape.threads_per_block(),
+  if (shape.threads_per_block() > 1024) {
+    return absl::InvalidArgumentError(absl::StrCat("shape.block has ", shape.threads_per_block(),
                                                    " threads; CUDA allows at most 1024"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status Scheduler::ValidateRequest(const TaskRequest &r) const {
+  if (absl::Status shape = ValidateShape(r.shape); !shape.ok()) return shape;
   // A request that no GPU can ever hold would wait forever: refuse it now.
   const bool memory_blind = options_.policy.kind == PolicyKind::kCoreToGpu;
   const uint64_t need = r.memory_bytes + (memory_blind ? 0 : options_.context_reserve_bytes);
@@ -237,24 +242,7 @@ void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
   t.since = now;
   t.reserved_gpu = -1;
   if (options_.policy.kind == PolicyKind::kMgbSm) {
-    const uint32_t wpb = static_cast<uint32_t>(t.shape.warps_per_block());
-    const uint32_t rpb = t.shape.registers_per_thread * static_cast<uint32_t>(t.shape.threads_per_block());
-    uint64_t blocks = 0;
-    for (size_t sm = 0; sm < fit.sm_blocks.size(); ++sm) {
-      const uint32_t n = fit.sm_blocks[sm];
-      g.sm_use[sm].blocks += n;
-      g.sm_use[sm].warps += n * wpb;
-      g.sm_use[sm].registers += n * rpb;
-      g.sm_use[sm].shared_bytes += n * t.shape.shared_bytes_per_block;
-      blocks += n;
-    }
-    g.sm_total.blocks += blocks;
-    g.sm_total.warps += blocks * wpb;
-    g.sm_total.registers += blocks * rpb;
-    g.sm_total.shared_bytes += blocks * t.shape.shared_bytes_per_block;
-    g.next_sm = static_cast<uint32_t>((g.next_sm + blocks) % g.spec.sms);
-    t.warps = blocks * wpb;
-    t.sm_blocks = std::move(fit.sm_blocks);
+    ChargeSms(g, t, std::move(fit.sm_blocks));
   } else {
     t.warps = WarpsOn(g, t.shape);
   }
@@ -280,29 +268,54 @@ void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
   Emit(TaskEvent(EventKind::kTaskPlaced, id, t, now));
 }
 
+void Scheduler::ChargeSms(GpuState &g, Task &t, std::vector<uint16_t> sm_blocks) {
+  const uint32_t wpb = static_cast<uint32_t>(t.shape.warps_per_block());
+  const uint32_t rpb = t.shape.registers_per_thread * static_cast<uint32_t>(t.shape.threads_per_block());
+  uint64_t blocks = 0;
+  for (size_t sm = 0; sm < sm_blocks.size(); ++sm) {
+    const uint32_t n = sm_blocks[sm];
+    g.sm_use[sm].blocks += n;
+    g.sm_use[sm].warps += n * wpb;
+    g.sm_use[sm].registers += n * rpb;
+    g.sm_use[sm].shared_bytes += n * t.shape.shared_bytes_per_block;
+    blocks += n;
+  }
+  g.sm_total.blocks += blocks;
+  g.sm_total.warps += blocks * wpb;
+  g.sm_total.registers += blocks * rpb;
+  g.sm_total.shared_bytes += blocks * t.shape.shared_bytes_per_block;
+  g.next_sm = static_cast<uint32_t>((g.next_sm + blocks) % g.spec.sms);
+  t.warps = blocks * wpb;
+  t.sm_blocks = std::move(sm_blocks);
+}
+
+void Scheduler::ReleaseSms(GpuState &g, Task &t) {
+  if (t.sm_blocks.empty()) return;
+  const uint32_t wpb = static_cast<uint32_t>(t.shape.warps_per_block());
+  const uint32_t rpb = t.shape.registers_per_thread * static_cast<uint32_t>(t.shape.threads_per_block());
+  uint64_t blocks = 0;
+  for (size_t sm = 0; sm < t.sm_blocks.size(); ++sm) {
+    const uint32_t n = t.sm_blocks[sm];
+    g.sm_use[sm].blocks -= n;
+    g.sm_use[sm].warps -= n * wpb;
+    g.sm_use[sm].registers -= n * rpb;
+    g.sm_use[sm].shared_bytes -= n * t.shape.shared_bytes_per_block;
+    blocks += n;
+  }
+  g.sm_total.blocks -= blocks;
+  g.sm_total.warps -= blocks * wpb;
+  g.sm_total.registers -= blocks * rpb;
+  g.sm_total.shared_bytes -= blocks * t.shape.shared_bytes_per_block;
+  t.sm_blocks.clear();
+}
+
 void Scheduler::Release(Task &t) {
   GpuState &g = gpus_[t.gpu];
   g.reserved -= t.memory;
   g.unallocated -= Unallocated(t.memory, t.allocated);
   g.warps -= t.warps;
   --g.tasks;
-  if (!t.sm_blocks.empty()) {
-    const uint32_t wpb = static_cast<uint32_t>(t.shape.warps_per_block());
-    const uint32_t rpb = t.shape.registers_per_thread * static_cast<uint32_t>(t.shape.threads_per_block());
-    uint64_t blocks = 0;
-    for (size_t sm = 0; sm < t.sm_blocks.size(); ++sm) {
-      const uint32_t n = t.sm_blocks[sm];
-      g.sm_use[sm].blocks -= n;
-      g.sm_use[sm].warps -= n * wpb;
-      g.sm_use[sm].registers -= n * rpb;
-      g.sm_use[sm].shared_bytes -= n * t.shape.shared_bytes_per_block;
-      blocks += n;
-    }
-    g.sm_total.blocks -= blocks;
-    g.sm_total.warps -= blocks * wpb;
-    g.sm_total.registers -= blocks * rpb;
-    g.sm_total.shared_bytes -= blocks * t.shape.shared_bytes_per_block;
-  }
+  ReleaseSms(g, t);
 }
 
 void Scheduler::Enqueue(TaskId id, Task &t) {
@@ -397,6 +410,29 @@ absl::Status Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t alloc
   }
   // No retry here: NVML's free memory is stale until the caller's UpdateDeviceMemory.
   return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> Scheduler::TaskLaunch(SessionId session, TaskId task,
+                                               const LaunchShape &shape) {
+  if (absl::Status valid = ValidateShape(shape); !valid.ok()) return valid;
+  absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
+  if (!found.ok()) return found.status();
+  Task &t = **found;
+  if (t.gpu < 0) return absl::FailedPreconditionError(absl::StrCat("task_id: task ", task, " is still waiting for a GPU"));
+  if (shape.warps() <= t.shape.warps()) return t.warps;  // a task counts its widest launch
+  GpuState &g = gpus_[t.gpu];
+  g.warps -= t.warps;
+  ReleaseSms(g, t);
+  t.shape = shape;
+  std::optional<std::vector<uint16_t>> sms;
+  if (options_.policy.kind == PolicyKind::kMgbSm) sms = FitSms(g, shape);
+  if (sms) {
+    ChargeSms(g, t, std::move(*sms));
+  } else {
+    t.warps = WarpsOn(g, shape);  // mgb-sm past its room: over the GPU's warps, later tasks wait
+  }
+  g.warps += t.warps;
+  return t.warps;
 }
 
 absl::Status Scheduler::TaskEnd(SessionId session, TaskId task, Micros now) {

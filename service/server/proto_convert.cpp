@@ -49,13 +49,19 @@ core::Micros DeadlineFromUnixMs(int64_t unix_ms) {
   return std::min(unix_ms, kLatest) * 1000;
 }
 
+core::LaunchShape FromProto(const v1::LaunchShape &shape) {
+  core::LaunchShape s;
+  s.grid = FromProto(shape.grid());
+  s.block = FromProto(shape.block());
+  s.registers_per_thread = shape.registers_per_thread();
+  s.shared_bytes_per_block = shape.shared_bytes_per_block();
+  return s;
+}
+
 core::TaskRequest FromProto(const v1::TaskBeginRequest &request) {
   core::TaskRequest r;
   r.memory_bytes = request.memory_bytes();
-  r.shape.grid = FromProto(request.shape().grid());
-  r.shape.block = FromProto(request.shape().block());
-  r.shape.registers_per_thread = request.shape().registers_per_thread();
-  r.shape.shared_bytes_per_block = request.shape().shared_bytes_per_block();
+  r.shape = FromProto(request.shape());
   r.deadline = DeadlineFromUnixMs(request.deadline_unix_ms());
   r.label = request.label();
   return r;

@@ -13,6 +13,7 @@
 namespace mgb::server {
 
 grpc::Status ToGrpc(const absl::Status &status);
+core::LaunchShape FromProto(const v1::LaunchShape &shape);
 core::TaskRequest FromProto(const v1::TaskBeginRequest &request);
 // Deadlines travel as Unix ms; the service's time line is Unix us. 0 stays "none".
 core::Micros DeadlineFromUnixMs(int64_t unix_ms);

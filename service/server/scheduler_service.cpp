@@ -461,6 +461,23 @@ grpc::ServerUnaryReactor *SchedulerService::TaskUsage(grpc::CallbackServerContex
   return reactor;
 }
 
+grpc::ServerUnaryReactor *SchedulerService::TaskLaunch(grpc::CallbackServerContext *context,
+                                                       const v1::TaskLaunchRequest *request,
+                                                       v1::TaskLaunchReply *reply) {
+  absl::Status status;
+  Locked([&] {
+    absl::StatusOr<core::SessionId> session = FindSession(request->session_id());
+    if (!session.ok()) return status = session.status(), void();
+    absl::StatusOr<uint64_t> warps =
+        core_->TaskLaunch(*session, request->task_id(), FromProto(request->shape()));
+    if (!warps.ok()) return status = warps.status(), void();
+    reply->set_warps(*warps);
+  });
+  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpc(status));
+  return reactor;
+}
+
 grpc::ServerUnaryReactor *SchedulerService::TaskEnd(grpc::CallbackServerContext *context,
                                                     const v1::TaskEndRequest *request,
                                                     v1::TaskEndReply * /*reply*/) {

@@ -60,6 +60,9 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   grpc::ServerUnaryReactor *TaskUsage(grpc::CallbackServerContext *context,
                                       const v1::TaskUsageRequest *request,
                                       v1::TaskUsageReply *reply) override;
+  grpc::ServerUnaryReactor *TaskLaunch(grpc::CallbackServerContext *context,
+                                       const v1::TaskLaunchRequest *request,
+                                       v1::TaskLaunchReply *reply) override;
   grpc::ServerUnaryReactor *TaskEnd(grpc::CallbackServerContext *context,
                                     const v1::TaskEndRequest *request,
                                     v1::TaskEndReply *reply) override;

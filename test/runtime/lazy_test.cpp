@@ -1,4 +1,5 @@
 // The lazy layer: stand-ins, recording, replay at the launch, translation, lazy task lifetime.
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -262,6 +263,28 @@ TEST_CASE("host copies past the capture limit place the buffers at once instead 
   rt.Malloc(reinterpret_cast<void **>(&later), 2 * sizeof(int));
   REQUIRE(rt.Memcpy(later, chunk, sizeof chunk, cudaMemcpyHostToDevice, std::nullopt) == cudaSuccess);
   CHECK(rt.TaskOf(later) == 0);
+}
+
+TEST_CASE("a task placed before its first launch tells mgbd that launch's shape",
+          "[runtime][lazy]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  int *a;
+  rt.Malloc(reinterpret_cast<void **>(&a), 4 * sizeof(int));
+  int got[4] = {};
+  REQUIRE(rt.Memcpy(got, a, sizeof got, cudaMemcpyDeviceToHost, std::nullopt) == cudaSuccess);
+  auto before = mgbd.Status();  // placed by the read-back: no launch shape yet
+  REQUIRE(before.tasks_size() == 1);
+  CHECK(before.tasks(0).warps() == 1);
+  REQUIRE(Prepare(rt, nullptr, kWide, {&a}, {sizeof a}) == cudaSuccess);
+  auto after = mgbd.Status();
+  REQUIRE(after.tasks_size() == 1);
+  const uint64_t wide = uint64_t{kWide.x} * (kBlock.x / 32);
+  CHECK(after.tasks(0).warps() == std::min<uint64_t>(wide, after.gpus(0).warp_capacity()));
+  CHECK(after.tasks(0).warps() > 1);
+  REQUIRE(Prepare(rt, nullptr, kOne, {&a}, {sizeof a}) == cudaSuccess);  // narrower: unchanged
+  CHECK(mgbd.Status().tasks(0).warps() == after.tasks(0).warps());
 }
 
 TEST_CASE("pitched allocations outside a task keep their pitch at replay", "[runtime][lazy]") {

@@ -119,4 +119,51 @@ TEST_CASE("policy names", "[core][policy]") {
   }
 }
 
+TEST_CASE("TaskLaunch: a task placed without a launch shape counts its first wider launch",
+          "[core][policy]") {
+  Core c(Gpus(2, 16 * kGB), "mgb");
+  const auto s = c.Open();
+  const auto early = c.Begin(s, Request(kGB));  // placed before its first launch: 1 warp
+  CHECK(early.gpu == 0);
+  auto widened = c.s->TaskLaunch(s, early.task, Request(kGB, 100).shape);
+  REQUIRE(widened.ok());
+  CHECK(*widened == 100);
+  CHECK(c.s->Status().gpus[0].warps_in_use == 100);
+  // A narrower launch changes nothing: a task counts its widest.
+  CHECK(*c.s->TaskLaunch(s, early.task, Request(kGB, 10).shape) == 100);
+  CHECK(c.s->Status().gpus[0].warps_in_use == 100);
+  // Fewest warps now sees it: the next task goes to GPU 1.
+  CHECK(c.Begin(s, Request(kGB, 5)).gpu == 1);
+  // Only the owner, only a placed task.
+  CHECK(c.s->TaskLaunch(c.Open(), early.task, Request(kGB, 200).shape).status().code() ==
+        absl::StatusCode::kNotFound);
+  REQUIRE(c.s->TaskEnd(s, early.task, 1).ok());
+  CHECK(c.s->Status().gpus[0].warps_in_use == 0);  // the widened count is released with it
+}
+
+TEST_CASE("TaskLaunch under mgb-sm: fitted to the SMs' room, else counted and later tasks wait",
+          "[core][policy]") {
+  auto gpus = Gpus(1, 16 * kGB, 2);
+  for (auto &g : gpus) g.sm = core::SmLimits{32, 8, 65536, 49152};  // 2 SMs x 8 warps
+  Core c(gpus, "mgb-sm");
+  const auto s = c.Open();
+  const auto a = c.Begin(s, Request(kGB));
+  REQUIRE(a.gpu == 0);
+  CHECK(*c.s->TaskLaunch(s, a.task, Request(kGB, 6).shape) == 6);  // fits: 6 one-warp blocks
+  CHECK(c.s->Status().gpus[0].warps_in_use == 6);
+  const auto b = c.Begin(s, Request(kGB, 11));
+  CHECK(b.gpu == -1);  // 6 + 11 > 16: compute is hard, it waits
+  CHECK(c.s->TaskLaunch(s, b.task, Request(kGB, 1).shape).status().code() ==
+        absl::StatusCode::kFailedPrecondition);  // not placed yet
+  REQUIRE(c.s->TaskEnd(s, b.task, 1).ok());       // withdrawn
+  const core::SessionId t = c.Open();
+  const auto fill = c.Begin(t, Request(kGB, 10));
+  REQUIRE(fill.gpu == 0);  // 6 + 10 = 16
+  CHECK(*c.s->TaskLaunch(s, a.task, Request(kGB, 12).shape) == 12);  // past the room: counted
+  CHECK(c.s->Status().gpus[0].warps_in_use == 22);
+  CHECK(c.Begin(t, Request(kGB, 1)).gpu == -1);  // nothing fits beside an over-committed GPU
+  REQUIRE(c.s->TaskEnd(s, a.task, 2).ok());
+  CHECK(c.s->Status().gpus[0].warps_in_use == 11);  // `fill` and the waiting one-warp task
+}
+
 }  // namespace mgb::test

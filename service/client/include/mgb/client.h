@@ -72,6 +72,9 @@ class Client {
   absl::StatusOr<uint64_t> TaskGrow(uint64_t task_id, uint64_t extra_bytes,
                                     Deadline deadline = std::nullopt);
   absl::Status TaskUsage(uint64_t task_id, uint64_t allocated_bytes);
+  // The task launched `shape`; mgbd counts it if it is wider than the task's. Returns the warps
+  // mgbd counts for the task.
+  absl::StatusOr<uint64_t> TaskLaunch(uint64_t task_id, const LaunchShape &shape);
   absl::Status TaskEnd(uint64_t task_id);
 
   absl::StatusOr<v1::StatusReply> Status();

@@ -194,6 +194,10 @@ class Scheduler {
                                       Micros deadline, Micros now);
   // The task really allocated `allocated_bytes` of its reservation so far (NVML accounting).
   absl::Status TaskUsage(SessionId session, TaskId task, uint64_t allocated_bytes, Micros now);
+  // A running task launched `shape`: when it has more warps than the task's shape, the task
+  // counts it from now on (mgb-sm: fitted to the SMs' room if it fits, else counted over the
+  // GPU's warps only, so later tasks wait). Returns the warps the task counts.
+  absl::StatusOr<uint64_t> TaskLaunch(SessionId session, TaskId task, const LaunchShape &shape);
   // Releases a running task, or withdraws a waiting one.
   absl::Status TaskEnd(SessionId session, TaskId task, Micros now);
   // Withdraws a waiting TaskBegin (or the task's pending grow when is_grow); NOT_FOUND if there is
@@ -297,6 +301,10 @@ class Scheduler {
   uint64_t MinWarps(const LaunchShape &shape) const;
 
   void Place(TaskId id, Task &t, Fit fit, Micros now);
+  static absl::Status ValidateShape(const LaunchShape &shape);
+  // mgb-sm's per-SM accounting of a placed task: charge its blocks per SM, or give them back.
+  void ChargeSms(GpuState &g, Task &t, std::vector<uint16_t> sm_blocks);
+  void ReleaseSms(GpuState &g, Task &t);
   void Release(Task &t);
   void Withdraw(TaskId id, Task &t, CancelReason reason, Micros now);
   void Enqueue(TaskId id, Task &t);
