@@ -111,11 +111,17 @@ def _stem(path):
     return base[:-5] if base.endswith(".json") else base
 
 
-def _real_job(j, where):
+def _kernels(j, where):
+    """Kernel name -> summed ms, from a job's "kernels" list (absent: none)."""
     kernels = {}
     for i, k in enumerate(j.get("kernels", [])):
         name = _need(k, "name", f"{where}.kernels[{i}]")
         kernels[name] = kernels.get(name, 0.0) + _number(k, "ms", f"{where}.kernels[{i}]")
+    return kernels
+
+
+def _real_job(j, where):
+    kernels = _kernels(j, where)
     return Job(name=str(_need(j, "name", where)), workload=str(j.get("workload", "")),
                memory_bytes=int(j.get("memory_bytes", 0)),
                queued_s=_number(j, "queued_s", where, 0.0),
@@ -145,7 +151,8 @@ def _simulated_job(j, where):
                queued_s=_number(j, "queued_s", where, 0.0),
                started_s=_number(j, "started_s", where), ended_s=_number(j, "ended_s", where),
                crashed=outcome != "completed",
-               oom=bool(j.get("out_of_memory", outcome == "out_of_memory")))
+               oom=bool(j.get("out_of_memory", outcome == "out_of_memory")),
+               kernels_ms=_kernels(j, where))
 
 
 def _real_samples(doc, where):
