@@ -21,24 +21,31 @@ options:
   --target S           solo seconds per job (default 15)
   --gpu-fraction F     share of it in kernels, the rest host phases (default 0.3)
   --deadline S         whole-script limit in seconds (default 540)
+  --gpus FILE          passed to eval.sh: mgbd --gpus FILE instead of NVML (dry runs)
+  --no-mps             passed to eval.sh: no MPS (dry runs)
   -h, --help           this text
 Outputs: $OUT/matrix.tar.gz (cal/ jobs/ NAME/ with eval.sh's files), $OUT/matrix.log.
 EOF
 }
 
+HERE=$(cd "$(dirname "$0")" && pwd)
 CALIBRATE=0
-CALIBRATION=examples/workloads/calibration-h200.json
+CALIBRATION=$(cd "$HERE/../.." && pwd)/examples/workloads/calibration-h200.json
 PLAIN=.device/wl-plain
 WL=.device/wl
 BIN=.device/bin
 TARGET=15
 FRACTION=0.3
 DEADLINE=540
+EVAL_EXTRA=()
 SPECS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --calibrate) CALIBRATE=1; shift ;;
+    --no-mps) EVAL_EXTRA+=(--no-mps); shift ;;
+    --gpus) [ $# -ge 2 ] || { echo "matrix.sh: --gpus needs a value" >&2; exit 2; }
+      EVAL_EXTRA+=(--gpus "$2"); shift 2 ;;
     --calibration|--plain|--wl|--bin|--target|--gpu-fraction|--deadline)
       [ $# -ge 2 ] || { echo "matrix.sh: $1 needs a value" >&2; exit 2; }
       case "$1" in
@@ -71,7 +78,7 @@ trap 'log "stopped by a signal"; pack; exit 1' INT TERM
 
 if [ "$CALIBRATE" = 1 ]; then
   log "calibrating $PLAIN"
-  OUT="$WORK/cal" bash scripts/gpu/workloads.sh "$PLAIN" 10 2>&1 | tee -a "$LOG"
+  OUT="$WORK/cal" bash "$HERE/workloads.sh" "$PLAIN" 10 2>&1 | tee -a "$LOG"
   CALIBRATION="$WORK/cal/workload_calibration.json"
 fi
 [ -r "$CALIBRATION" ] || { log "no calibration at $CALIBRATION"; pack; exit 1; }
@@ -85,7 +92,7 @@ for spec in "${SPECS[@]}"; do
     --seed 1 --bin-dir "$WL" --target-seconds "$TARGET" --gpu-fraction "$FRACTION" \
     --calibration "$CALIBRATION" >>"$LOG" 2>&1 || { log "$name: generate failed"; status=1; continue; }
   log "$name: ${runs//,/ } ($left s left)"
-  OUT="$WORK/$name" bash scripts/gpu/eval.sh --bin "$BIN" --runs "${runs//,/ }" \
+  OUT="$WORK/$name" bash "$HERE/eval.sh" --bin "$BIN" --runs "${runs//,/ }" "${EVAL_EXTRA[@]}" \
     --deadline $((left - 15)) --timeout $((left - 20)) "$WORK/jobs/$name.json" 2>&1 | tee -a "$LOG"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
 done

@@ -117,6 +117,19 @@ assert mgb["summary"]["makespan_s"] < load("single.w2")["summary"]["makespan_s"]
 PY
 left_behind && fail "job processes left running"
 
+# 1b. The same through matrix.sh: job list generated, runs made, everything packed in one file.
+OUT="$T/mout" "$REPO/scripts/gpu/matrix.sh" --gpus "$T/gpus.json" --bin "$T/tools" --wl "$T/bin" \
+  --target 2 --deadline 200 D1/6/1:1/single@2,mgb@4 >"$T/matrix.txt" 2>&1 ||
+  fail "matrix.sh exit $?: $(tail -5 "$T/matrix.txt")"
+[ "$(ls "$T/mout")" = "$(printf 'matrix.log\nmatrix.tar.gz')" ] || fail "matrix.sh outputs: $(ls "$T/mout")"
+packed=$(tar -tzf "$T/mout/matrix.tar.gz")
+for f in ./jobs/D1.json ./D1/D1.single.w2.json ./D1/D1.mgb.w4.json ./D1/eval.log; do
+  grep -qxF "$f" <<<"$packed" || fail "matrix.tar.gz lacks $f"
+done
+"$REPO/scripts/gpu/matrix.sh" D1/6/1-1/mgb@4 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "matrix.sh took a bad SPEC"
+left_behind && fail "job processes left running after matrix.sh"
+
 # 2. A run past its limit is stopped, recorded as interrupted, and leaves nothing behind.
 OUT="$T/out2" "$REPO/scripts/gpu/eval.sh" --gpus "$T/gpus.json" --bin "$T/tools" \
   --no-mps --runs "single@1" --timeout 3 --deadline 100 "$T/w-dry.json" >"$T/eval2.txt" 2>&1
