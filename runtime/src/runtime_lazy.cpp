@@ -55,7 +55,12 @@ void Runtime::DropIfDeadLocked(LazyObject *object) {
   std::vector<LazyObject *> sources;
   for (const auto &op : object->ops) {
     if (op->dst == object) captured_bytes_ -= op->bytes.size();
-    if (op->dst == object && op->src != nullptr && op->src != object) sources.push_back(op->src);
+    if (op->dst == object && op->src != nullptr && op->src != object) {
+      // The copy into this object dies with it: its source must not replay it later.
+      auto &theirs = op->src->ops;
+      theirs.erase(std::remove(theirs.begin(), theirs.end(), op), theirs.end());
+      sources.push_back(op->src);
+    }
   }
   arena_.Release(object->base, object->size);
   objects_.erase(object->base);

@@ -58,8 +58,12 @@ LaunchShape Runtime::ShapeOf(mgb_dim3 grid, mgb_dim3 block, const void *kernel) 
 }
 
 uint64_t Runtime::WarpsOf(const LaunchShape &shape) {
-  const uint64_t threads = uint64_t{shape.block.x} * shape.block.y * shape.block.z;
-  return (threads + 31) / 32 * shape.grid.x * shape.grid.y * shape.grid.z;
+  // Saturating: a grid of 2^32 x 2^32 x 2^32 blocks must not wrap to a small count.
+  uint64_t warps = (uint64_t{shape.block.x} * shape.block.y * shape.block.z + 31) / 32;
+  for (uint64_t blocks : {shape.grid.x, shape.grid.y, shape.grid.z}) {
+    if (__builtin_mul_overflow(warps, blocks, &warps)) return UINT64_MAX;
+  }
+  return warps;
 }
 
 void Runtime::TellLaunch(uint64_t task_id, const LaunchShape &shape) {

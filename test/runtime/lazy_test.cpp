@@ -162,6 +162,25 @@ TEST_CASE("copies between stand-ins replay in call order", "[runtime][lazy]") {
   CHECK(m.fake.CallsNamed("Malloc").size() == 2);
 }
 
+TEST_CASE("a copy into a buffer freed before any launch dies with it", "[runtime][lazy]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  int *a, *b;
+  rt.Malloc(reinterpret_cast<void **>(&a), sizeof(int));
+  rt.Malloc(reinterpret_cast<void **>(&b), sizeof(int));
+  int seven = 7;
+  rt.Memcpy(a, &seven, sizeof seven, cudaMemcpyHostToDevice, std::nullopt);
+  rt.Memcpy(b, a, sizeof(int), cudaMemcpyDeviceToDevice, std::nullopt);  // recorded on a and b
+  REQUIRE(rt.Free(b) == cudaSuccess);  // b never reached a GPU: dropped, with the copy into it
+  REQUIRE(Prepare(rt, nullptr, kOne, {&a}, {sizeof a}) == cudaSuccess);
+  CHECK(m.fake.CallsNamed("Malloc").size() == 1);  // only a
+  CHECK(m.fake.CallsNamed("MemcpyDtoD").empty());  // the dead copy was not replayed
+  int got = 0;
+  rt.Memcpy(&got, a, sizeof got, cudaMemcpyDeviceToHost, std::nullopt);
+  CHECK(got == 7);
+}
+
 TEST_CASE("reading back a stand-in no launch used places it on its own", "[runtime][lazy]") {
   MgbdProcess mgbd({1024 * kMiB});
   ManagedRuntime m(mgbd, 1);
