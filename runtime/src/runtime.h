@@ -122,7 +122,6 @@ class Runtime {
 
   // Tasks and the guard (runtime_tasks.cpp).
   uint64_t StartTask(uint64_t bytes, const LaunchShape &shape, const std::string &site, bool lazy);
-  static uint64_t WarpsOf(const LaunchShape &shape);
   // A launch of a running task: tells mgbd when it is wider than any it was told of (a task
   // placed before its first launch began with no shape).
   void TellLaunch(uint64_t task_id, const LaunchShape &shape);

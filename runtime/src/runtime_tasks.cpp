@@ -57,17 +57,8 @@ LaunchShape Runtime::ShapeOf(mgb_dim3 grid, mgb_dim3 block, const void *kernel) 
   return shape;
 }
 
-uint64_t Runtime::WarpsOf(const LaunchShape &shape) {
-  // Saturating: a grid of 2^32 x 2^32 x 2^32 blocks must not wrap to a small count.
-  uint64_t warps = (uint64_t{shape.block.x} * shape.block.y * shape.block.z + 31) / 32;
-  for (uint64_t blocks : {shape.grid.x, shape.grid.y, shape.grid.z}) {
-    if (__builtin_mul_overflow(warps, blocks, &warps)) return UINT64_MAX;
-  }
-  return warps;
-}
-
 void Runtime::TellLaunch(uint64_t task_id, const LaunchShape &shape) {
-  const uint64_t warps = WarpsOf(shape);
+  const uint64_t warps = shape.warps();
   {
     std::lock_guard lock(mu_);
     auto it = tasks_.find(task_id);
@@ -130,7 +121,7 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
   task->lazy = lazy;
   task->reserved = bytes + heap;
   task->heap_bytes = heap;
-  task->launch_warps = WarpsOf(shape);
+  task->launch_warps = shape.warps();
   std::lock_guard lock(mu_);
   tasks_[task->id] = std::move(task);
   return placed->task_id;

@@ -444,52 +444,50 @@ grpc::ServerUnaryReactor *SchedulerService::TaskGrow(grpc::CallbackServerContext
   return r;
 }
 
-grpc::ServerUnaryReactor *SchedulerService::TaskUsage(grpc::CallbackServerContext *context,
-                                                      const v1::TaskUsageRequest *request,
-                                                      v1::TaskUsageReply * /*reply*/) {
+template <typename Call>
+grpc::ServerUnaryReactor *SchedulerService::AnswerForSession(grpc::CallbackServerContext *context,
+                                                             const std::string &session_id,
+                                                             Call &&call) {
   absl::Status status;
   Locked([&] {
-    absl::StatusOr<core::SessionId> session = FindSession(request->session_id());
-    if (!session.ok()) return status = session.status(), void();
-    const core::Micros now = UnixMicrosNow();
-    status = core_->TaskUsage(*session, request->task_id(), request->allocated_bytes(), now);
-    // The allocation is in NVML's view now: re-read it before any other decision.
-    if (status.ok()) RefreshMemory(now, true);
+    absl::StatusOr<core::SessionId> session = FindSession(session_id);
+    status = session.ok() ? call(*session) : session.status();
   });
   grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
   reactor->Finish(ToGrpc(status));
   return reactor;
+}
+
+grpc::ServerUnaryReactor *SchedulerService::TaskUsage(grpc::CallbackServerContext *context,
+                                                      const v1::TaskUsageRequest *request,
+                                                      v1::TaskUsageReply * /*reply*/) {
+  return AnswerForSession(context, request->session_id(), [&](core::SessionId session) {
+    const core::Micros now = UnixMicrosNow();
+    absl::Status status = core_->TaskUsage(session, request->task_id(), request->allocated_bytes(), now);
+    // The allocation is in NVML's view now: re-read it before any other decision.
+    if (status.ok()) RefreshMemory(now, true);
+    return status;
+  });
 }
 
 grpc::ServerUnaryReactor *SchedulerService::TaskLaunch(grpc::CallbackServerContext *context,
                                                        const v1::TaskLaunchRequest *request,
                                                        v1::TaskLaunchReply *reply) {
-  absl::Status status;
-  Locked([&] {
-    absl::StatusOr<core::SessionId> session = FindSession(request->session_id());
-    if (!session.ok()) return status = session.status(), void();
+  return AnswerForSession(context, request->session_id(), [&](core::SessionId session) {
     absl::StatusOr<uint64_t> warps =
-        core_->TaskLaunch(*session, request->task_id(), FromProto(request->shape()));
-    if (!warps.ok()) return status = warps.status(), void();
+        core_->TaskLaunch(session, request->task_id(), FromProto(request->shape()));
+    if (!warps.ok()) return warps.status();
     reply->set_warps(*warps);
+    return absl::OkStatus();
   });
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpc(status));
-  return reactor;
 }
 
 grpc::ServerUnaryReactor *SchedulerService::TaskEnd(grpc::CallbackServerContext *context,
                                                     const v1::TaskEndRequest *request,
                                                     v1::TaskEndReply * /*reply*/) {
-  absl::Status status;
-  Locked([&] {
-    absl::StatusOr<core::SessionId> session = FindSession(request->session_id());
-    if (!session.ok()) return status = session.status(), void();
-    status = core_->TaskEnd(*session, request->task_id(), UnixMicrosNow());
+  return AnswerForSession(context, request->session_id(), [&](core::SessionId session) {
+    return core_->TaskEnd(session, request->task_id(), UnixMicrosNow());
   });
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpc(status));
-  return reactor;
 }
 
 grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *context,

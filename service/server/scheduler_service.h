@@ -90,6 +90,11 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   void Locked(Fn &&fn);
   void OnEvent(const core::Event &event) override;  // under mu_
   absl::StatusOr<core::SessionId> FindSession(const std::string &key) const;
+  // A unary RPC of one session: finds it, runs call(session) -> absl::Status under mu_, and
+  // answers at once.
+  template <class Call>
+  grpc::ServerUnaryReactor *AnswerForSession(grpc::CallbackServerContext *context,
+                                             const std::string &session_id, Call &&call);
   void RefreshMemory(core::Micros now, bool force);
   void TimerLoop();
   void Log(const core::Event &event) const;

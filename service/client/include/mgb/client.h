@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "mgb/core/gpu.h"
 
 namespace mgb::v1 {
 class StatusReply;
@@ -25,16 +26,9 @@ inline constexpr const char *kDefaultSocket = "/tmp/mgbd.sock";
 // MGB_SOCKET if set and non-empty, else kDefaultSocket.
 std::string SocketFromEnvironment();
 
-struct Dim3 {
-  uint32_t x = 1, y = 1, z = 1;
-};
-
-struct LaunchShape {
-  Dim3 grid;
-  Dim3 block;
-  uint32_t registers_per_thread = 0;    // 0 = unknown
-  uint32_t shared_bytes_per_block = 0;  // 0 = unknown or none
-};
+// The scheduler's own description of a launch (mgb/core/gpu.h: plain types, no scheduler code).
+using Dim3 = core::Dim3;
+using LaunchShape = core::LaunchShape;
 
 struct Placement {
   uint64_t task_id = 0;
