@@ -140,6 +140,33 @@ __host__ __device__ inline float UnitFloat(uint64_t h) {
   return static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
 }
 
+// Milliseconds (and bytes) summed per name, in first-seen order: kernels, host phases.
+class NamedTotals {
+ public:
+  struct Total {
+    std::string name;
+    double ms = 0;
+    size_t bytes = 0;
+    long count = 0;
+  };
+  void Add(const std::string& name, double ms, size_t bytes = 0) {
+    auto it = std::find_if(totals_.begin(), totals_.end(), [&](const Total& t) { return t.name == name; });
+    if (it == totals_.end()) it = totals_.insert(totals_.end(), Total{name});
+    it->ms += ms;
+    it->bytes += bytes;
+    it->count += 1;
+  }
+  const std::vector<Total>& All() const { return totals_; }
+  double TotalMs() const {
+    double total = 0;
+    for (const Total& t : totals_) total += t.ms;
+    return total;
+  }
+
+ private:
+  std::vector<Total> totals_;
+};
+
 // ---- kernel timing with CUDA events; one accumulator per kernel name ----
 class KernelTimers {
  public:
@@ -165,40 +192,21 @@ class KernelTimers {
     CUDA_CHECK(cudaEventSynchronize(stop_));
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    Entry& e = Find(current_);
-    e.ms += ms;
-    e.launches += 1;
+    kernels_.Add(current_, ms);
   }
   void Print() const {
-    for (const Entry& e : entries_) {
-      std::printf("MGB_KERNEL_MS name=%s ms=%.3f launches=%ld\n", e.name.c_str(), e.ms,
-                  e.launches);
+    for (const NamedTotals::Total& k : kernels_.All()) {
+      std::printf("MGB_KERNEL_MS name=%s ms=%.3f launches=%ld\n", k.name.c_str(), k.ms, k.count);
     }
     std::fflush(stdout);
   }
-  double TotalMs() const {
-    double total = 0;
-    for (const Entry& e : entries_) total += e.ms;
-    return total;
-  }
+  double TotalMs() const { return kernels_.TotalMs(); }
 
  private:
-  struct Entry {
-    std::string name;
-    double ms = 0;
-    long launches = 0;
-  };
-  Entry& Find(const std::string& name) {
-    for (Entry& e : entries_) {
-      if (e.name == name) return e;
-    }
-    entries_.push_back(Entry{name, 0, 0});
-    return entries_.back();
-  }
   cudaEvent_t start_{};
   cudaEvent_t stop_{};
   std::string current_;
-  std::vector<Entry> entries_;
+  NamedTotals kernels_;
 };
 
 // Wall clock for the whole run (host phases included).
@@ -279,42 +287,23 @@ class HostIo {
     return bad;
   }
 
-  unsigned Threads() const { return threads_; }
   void Print() const {
-    for (const Phase& p : phases_)
+    for (const NamedTotals::Total& p : phases_.All())
       std::printf("MGB_HOST_MS phase=%s ms=%.3f bytes=%zu count=%ld\n", p.name.c_str(), p.ms,
                   p.bytes, p.count);
     std::fflush(stdout);
   }
-  double TotalMs() const {
-    double total = 0;
-    for (const Phase& p : phases_) total += p.ms;
-    return total;
-  }
+  double TotalMs() const { return phases_.TotalMs(); }
 
  private:
   static constexpr size_t kStagingBytes = size_t(64) << 20;
-  struct Phase {
-    std::string name;
-    double ms = 0;
-    size_t bytes = 0;
-    long count = 0;
-  };
   void Account(const char* name, size_t bytes, std::chrono::steady_clock::time_point t0) {
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    for (Phase& p : phases_) {
-      if (p.name == name) {
-        p.ms += ms;
-        p.bytes += bytes;
-        p.count += 1;
-        return;
-      }
-    }
-    phases_.push_back(Phase{name, ms, bytes, 1});
+    phases_.Add(name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                bytes);
   }
   unsigned threads_;
   void* staging_ = nullptr;
-  std::vector<Phase> phases_;
+  NamedTotals phases_;
 };
 
 inline int Finish(const char* workload, bool pass, const KernelTimers& timers, const HostIo& host,
