@@ -17,6 +17,19 @@ size_t PitchFor(size_t width) {
 
 bool Fits(size_t offset, size_t count, size_t size) { return offset <= size && count <= size - offset; }
 
+// An op to record: `count` bytes written at `offset` in `dst`, on `stream` (none: synchronous).
+std::shared_ptr<LazyOp> NewOp(LazyOp::Kind kind, LazyObject *dst, size_t offset, size_t count,
+                              std::optional<cudaStream_t> stream) {
+  auto op = std::make_shared<LazyOp>();
+  op->kind = kind;
+  op->dst = dst;
+  op->dst_offset = offset;
+  op->count = count;
+  op->async = stream.has_value();
+  op->stream = stream.value_or(nullptr);
+  return op;
+}
+
 }  // namespace
 
 cudaError_t Runtime::Malloc(void **ptr, size_t bytes) {
@@ -136,14 +149,9 @@ cudaError_t Runtime::Memcpy(void *dst, const void *src, size_t count, cudaMemcpy
                                       RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0));
     if (dst_unbound && ((src_host && MayCaptureLocked(count)) ||
                         (s.object && s.object->state == ObjectState::kUnbound))) {
-      auto op = std::make_shared<LazyOp>();
-      op->dst = d.object;
-      op->dst_offset = d.offset;
-      op->count = count;
-      op->async = stream.has_value();
-      op->stream = stream.value_or(nullptr);
+      auto op = NewOp(src_host ? LazyOp::Kind::kCopyIn : LazyOp::Kind::kCopyObject, d.object,
+                      d.offset, count, stream);
       if (src_host) {  // captured now: later host writes must not change what is replayed
-        op->kind = LazyOp::Kind::kCopyIn;
         op->bytes.assign(static_cast<const unsigned char *>(src),
                          static_cast<const unsigned char *>(src) + count);
         for (size_t offset = 0; offset + sizeof(uintptr_t) <= count; offset += sizeof(uintptr_t)) {
@@ -152,7 +160,6 @@ cudaError_t Runtime::Memcpy(void *dst, const void *src, size_t count, cudaMemcpy
           if (arena_.Contains(word)) op->standin_words.push_back(offset);
         }
       } else {
-        op->kind = LazyOp::Kind::kCopyObject;
         op->src = s.object;
         op->src_offset = s.offset;
       }
@@ -186,11 +193,7 @@ cudaError_t Runtime::Memcpy2D(void *dst, size_t dpitch, const void *src, size_t 
     bool src_host = kind == cudaMemcpyHostToDevice ||
                     RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0;
     if (d.object->state == ObjectState::kUnbound && src_host && MayCaptureLocked(width * height)) {
-      auto op = std::make_shared<LazyOp>();
-      op->kind = LazyOp::Kind::kCopy2DIn;
-      op->dst = d.object;
-      op->dst_offset = d.offset;
-      op->count = width;
+      auto op = NewOp(LazyOp::Kind::kCopy2DIn, d.object, d.offset, width, std::nullopt);
       op->height = height;
       op->dst_pitch = dpitch;
       op->bytes.resize(width * height);
@@ -224,14 +227,8 @@ cudaError_t Runtime::Memset(void *ptr, int value, size_t count,
       return cudaErrorInvalidValue;
     }
     if (resolved.object->state == ObjectState::kUnbound) {
-      auto op = std::make_shared<LazyOp>();
-      op->kind = LazyOp::Kind::kMemset;
-      op->dst = resolved.object;
-      op->dst_offset = resolved.offset;
-      op->count = count;
+      auto op = NewOp(LazyOp::Kind::kMemset, resolved.object, resolved.offset, count, stream);
       op->value = value;
-      op->async = stream.has_value();
-      op->stream = stream.value_or(nullptr);
       RecordLocked(std::move(op));
       return cudaSuccess;
     }
