@@ -69,19 +69,23 @@ std::string LoadIterCosts(const std::string& path, std::map<std::string, IterCos
     const auto& names = WorkloadNames();
     if (std::find(names.begin(), names.end(), it.key()) == names.end())
       return path + ": " + it.key() + ": unknown workload";
-    for (const char* field : {"per_iter_s", "per_iter_per_gib_s"}) {
-      if (!it->contains(field) || !(*it)[field].is_number() || (*it)[field].get<double>() < 0)
-        return path + ": " + it.key() + "." + field + ": must be a number >= 0";
-    }
-    IterCost cost{(*it)["per_iter_s"].get<double>(), (*it)["per_iter_per_gib_s"].get<double>()};
-    for (auto [field, slot] : {std::pair{"input_s", &cost.input_s},
-                               {"input_s_per_gib", &cost.input_s_per_gib},
-                               {"snapshot_s", &cost.snapshot_s},
-                               {"snapshot_s_per_gib", &cost.snapshot_s_per_gib}}) {
-      if (!it->contains(field)) continue;
-      if (!(*it)[field].is_number() || (*it)[field].get<double>() < 0)
-        return path + ": " + it.key() + "." + field + ": must be a number >= 0";
-      *slot = (*it)[field].get<double>();
+    IterCost cost;
+    const struct {
+      const char* name;
+      double* slot;
+      bool required;  // the kernel costs; host costs are 0 (not measured) when absent
+    } fields[] = {{"per_iter_s", &cost.per_iter_s, true},
+                  {"per_iter_per_gib_s", &cost.per_iter_per_gib_s, true},
+                  {"input_s", &cost.input_s, false},
+                  {"input_s_per_gib", &cost.input_s_per_gib, false},
+                  {"snapshot_s", &cost.snapshot_s, false},
+                  {"snapshot_s_per_gib", &cost.snapshot_s_per_gib, false}};
+    for (const auto& field : fields) {
+      if (!field.required && !it->contains(field.name)) continue;
+      if (!it->contains(field.name) || !(*it)[field.name].is_number() ||
+          (*it)[field.name].get<double>() < 0)
+        return path + ": " + it.key() + "." + field.name + ": must be a number >= 0";
+      *field.slot = (*it)[field.name].get<double>();
     }
     if (cost.per_iter_s + cost.per_iter_per_gib_s <= 0)
       return path + ": " + it.key() + ": both costs are zero";
