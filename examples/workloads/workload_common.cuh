@@ -100,7 +100,12 @@ inline WorkloadOptions ParseWorkloadOptions(int argc, char** argv, const char* w
     } else if (arg == "--snapshots") {
       opt.snapshots = static_cast<long>(number("--snapshots"));
     } else if (arg == "--host-threads") {
-      opt.host_threads = std::clamp(static_cast<int>(number("--host-threads")), 1, 256);
+      double threads = number("--host-threads");
+      if (threads < 1 || threads > 256) {
+        std::fprintf(stderr, "%s: --host-threads must be between 1 and 256, got %g\n", argv[0], threads);
+        std::exit(1);
+      }
+      opt.host_threads = static_cast<int>(threads);
     } else if (arg == "--dry-run") {
       opt.dry_run = true;
     } else {

@@ -128,6 +128,8 @@ for f in ./jobs/D1.json ./D1/D1.single.w2.json ./D1/D1.mgb.w4.json ./D1/eval.log
 done
 "$REPO/scripts/gpu/matrix.sh" D1/6/1-1/mgb@4 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "matrix.sh took a bad SPEC"
+"$REPO/scripts/gpu/matrix.sh" --deadline soon D1/6/1:1/mgb@4 2>&1 | grep -q "deadline must be whole seconds" ||
+  fail "matrix.sh took a bad --deadline"
 left_behind && fail "job processes left running after matrix.sh"
 
 # 2. A run past its limit is stopped, recorded as interrupted, and leaves nothing behind.
