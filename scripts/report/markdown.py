@@ -54,6 +54,12 @@ class Analysis:
         return 100.0 * (run.makespan_s / self.bound[0] - 1.0)
 
 
+def _run_name(a, r):
+    """The run's policy; repeats of one policy and worker count also name their file."""
+    twins = sum(o.policy == r.policy and o.workers == r.workers for o in a.runs)
+    return r.policy if twins < 2 else f"{r.policy} ({os.path.splitext(os.path.basename(r.source))[0]})"
+
+
 def _runs_table(a, mark):
     lines = ["| policy | workers | jobs | ok | crashed (OOM) | makespan s | jobs/h | vs single "
              "| mean turnaround s | turnaround speedup | kernel slowdown % | mean GPU util % "
@@ -64,7 +70,7 @@ def _runs_table(a, mark):
         util = "/".join(f"{u:.0f}" for u in metrics.mean_util(r)) or "-"
         flag = " INTERRUPTED" if r.interrupted else ""
         lines.append(
-            f"| {r.policy}{mark}{flag} | {r.workers} | {len(r.jobs)} | {r.succeeded} | "
+            f"| {_run_name(a, r)}{mark}{flag} | {r.workers} | {len(r.jobs)} | {r.succeeded} | "
             f"{r.crashed} ({r.oom}) | {r.makespan_s:.1f} | {r.throughput_per_hour:.1f} | "
             f"{_f(a.normalised(r), '{:.2f}x')} | {r.mean_turnaround_s:.1f} | "
             f"{_f(a.turnaround_speedup(r), '{:.2f}x')} | {_f(slow, '{:+.1f}')} | {util} | "
@@ -93,7 +99,7 @@ def _kernel_lines(a, mark):
     kernels = sorted({name for _, k in rows for name in k})
     lines = ["", "Kernel slowdown against single-assignment, % (per kernel name, summed over the "
              "jobs that succeeded in both runs):", "",
-             "| kernel | " + " | ".join(f"{r.policy}{mark} w{r.workers}" for r, _ in rows) + " |",
+             "| kernel | " + " | ".join(f"{_run_name(a, r)}{mark} w{r.workers}" for r, _ in rows) + " |",
              "|---|" + "---|" * len(rows)]
     for name in kernels:
         lines.append(f"| {name} | " + " | ".join(_f(k.get(name), "{:+.1f}") for _, k in rows) + " |")
@@ -151,12 +157,14 @@ def _aims(analyses):
     """Issue 6's aims against measured runs: (aim, measured text) rows."""
     ratios, vs_cg, crashed, slowdowns, bounds = [], [], 0, [], []
     for a in analyses:
-        mgb = [r for r in a.runs if r.policy == "mgb"]
+        every_mgb = [r for r in a.runs if r.policy == "mgb"]
+        crashed += sum(r.crashed for r in every_mgb)  # an interrupted run's crashes count too
+        # An interrupted run has no makespan: it gives no ratio, slowdown or bound.
+        mgb = [r for r in every_mgb if not r.interrupted]
         if not mgb or not a.single:
             continue
         best_mgb = max(mgb, key=lambda r: r.throughput_per_hour)
         ratios.append(a.normalised(best_mgb))
-        crashed += sum(r.crashed for r in mgb)
         safe_cg = [r.throughput_per_hour for r in a.runs if metrics.is_cg(r.policy) and r.crashed == 0]
         if safe_cg and max(safe_cg) > 0:
             vs_cg.append(best_mgb.throughput_per_hour / max(safe_cg))

@@ -26,6 +26,7 @@ class Job:
     oom: bool
     kernels_ms: dict = field(default_factory=dict)  # kernel name -> summed ms
     held_s: float = 0.0  # seconds NVML saw it hold >= 90% of memory_bytes (0: no samples)
+    stopped: bool = False  # ended by the runner's SIGTERM when its run was interrupted: no verdict
 
     @property
     def finished(self):
@@ -33,7 +34,7 @@ class Job:
 
     @property
     def succeeded(self):
-        return self.finished and not self.crashed
+        return self.finished and not self.crashed and not self.stopped
 
     @property
     def run_s(self):
@@ -120,13 +121,20 @@ def _kernels(j, where):
     return kernels
 
 
-def _real_job(j, where):
+SIGTERM = 15
+
+
+def _real_job(j, where, interrupted):
     kernels = _kernels(j, where)
+    # `mgb batch` stops its running jobs with SIGTERM when interrupted (--timeout, Ctrl-C): such a
+    # job neither succeeded nor crashed.
+    stopped = interrupted and int(j.get("signal", 0) or 0) == SIGTERM
     return Job(name=str(_need(j, "name", where)), workload=str(j.get("workload", "")),
                memory_bytes=int(j.get("memory_bytes", 0)),
                queued_s=_number(j, "queued_s", where, 0.0),
                started_s=_number(j, "started_s", where), ended_s=_number(j, "ended_s", where),
-               crashed=bool(_need(j, "crashed", where)), oom=bool(j.get("oom", False)),
+               crashed=bool(_need(j, "crashed", where)) and not stopped,
+               oom=bool(j.get("oom", False)), stopped=stopped,
                kernels_ms=kernels, held_s=_held_s(j.get("memory_samples", []),
                                                   int(j.get("memory_bytes", 0)), where))
 
@@ -182,8 +190,11 @@ def _one_run(doc, source, where):
     jobs_raw = _need(doc, "jobs", where)
     if not isinstance(jobs_raw, list):
         raise InputError(f"{where}.jobs: must be an array")
-    make_job = _simulated_job if simulated else _real_job
-    jobs = [make_job(j, f"{where}.jobs[{i}]") for i, j in enumerate(jobs_raw)]
+    interrupted = bool(doc.get("interrupted", False))
+    if simulated:
+        jobs = [_simulated_job(j, f"{where}.jobs[{i}]") for i, j in enumerate(jobs_raw)]
+    else:
+        jobs = [_real_job(j, f"{where}.jobs[{i}]", interrupted) for i, j in enumerate(jobs_raw)]
     label = str(doc.get("label", "")).strip()
     # A real run's policy is its label (scripts/gpu/eval.sh passes mgbd's --policy as --label);
     # the simulator records the policy itself.
@@ -193,7 +204,7 @@ def _one_run(doc, source, where):
         workload = label or _stem(source)
     return Run(source=source, workload=workload, policy=policy,
                workers=int(_number(doc, "workers", where, 0)), simulated=simulated,
-               interrupted=bool(doc.get("interrupted", False)), jobs=jobs,
+               interrupted=interrupted, jobs=jobs,
                samples=_simulated_samples(doc) if simulated else _real_samples(doc, where))
 
 

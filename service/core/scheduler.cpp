@@ -106,6 +106,7 @@ void Scheduler::Withdraw(TaskId id, Task &t, CancelReason reason, Micros now) {
     Emit(e);
   }
   Release(t);
+  gpus_[t.gpu].last_change = now;
   Emit(TaskEvent(EventKind::kTaskEnded, id, t, now));
 }
 
@@ -119,6 +120,7 @@ absl::Status Scheduler::CloseSession(SessionId session, Micros now) {
   }
   for (size_t g = 0; g < gpus_.size(); ++g) {
     if (s.context[g] == ContextState::kNone) continue;
+    gpus_[g].last_change = now;
     --gpus_[g].contexts;
     if (s.context[g] == ContextState::kCharged) --gpus_[g].pending_contexts;
   }
@@ -237,6 +239,7 @@ void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
   if (t.queue_seq != 0) Dequeue(id, t);
   Session &s = sessions_.at(t.session);
   GpuState &g = gpus_[fit.gpu];
+  g.last_change = now;
   ChargeContext(s, fit.gpu);
   t.gpu = fit.gpu;
   t.since = now;
@@ -393,12 +396,13 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task,
 }
 
 absl::Status Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t allocated_bytes,
-                                  Micros /*now*/) {
+                                  Micros now) {
   absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
   if (!found.ok()) return found.status();
   Task &t = **found;
   if (t.gpu < 0) return absl::FailedPreconditionError(absl::StrCat("task_id: task ", task, " is still waiting for a GPU"));
   GpuState &g = gpus_[t.gpu];
+  g.last_change = now;
   g.unallocated -= Unallocated(t.memory, t.allocated);
   t.allocated = allocated_bytes;
   g.unallocated += Unallocated(t.memory, t.allocated);
@@ -506,6 +510,7 @@ void Scheduler::UpdateDeviceMemory(int gpu, uint64_t free_bytes, uint64_t used_b
   if (gpu < 0 || gpu >= gpu_count() || !gpus_[gpu].spec.has_nvml) return;
   gpus_[gpu].nvml_free = free_bytes;
   gpus_[gpu].nvml_used = used_bytes;
+  gpus_[gpu].nvml_read = now;
   RetryWaiting(now);
 }
 
@@ -613,6 +618,7 @@ void Scheduler::RetryGrows(Micros now) {
 
 void Scheduler::ApplyGrow(TaskId id, Task &t, uint64_t extra, Micros now) {
   GpuState &g = gpus_[t.gpu];
+  g.last_change = now;
   g.reserved += extra;
   g.unallocated -= Unallocated(t.memory, t.allocated);
   t.memory += extra;
@@ -634,11 +640,20 @@ std::vector<Scheduler::GrowQueue> Scheduler::GrowQueues() const {
   return queues;
 }
 
-// mgbd's own accounting, not NVML's: NVML lags usage reports and memory of programs outside mgbd
-// may be freed, so counting it could fail a grow that would be granted.
+// mgbd's own accounting, and NVML's view only once it has settled on this GPU (Options): NVML
+// lags usage reports and ended processes, so a fresh reading could fail a grow that would be
+// granted; a settled one shows memory the accounting cannot (contexts past their reserve,
+// allocation rounding, programs outside mgbd), without which grows that fit by the accounting
+// alone could wait for each other forever.
 uint64_t Scheduler::RoomForGrows(int gpu, uint64_t held) const {
   const GpuState &g = gpus_[gpu];
-  return SaturatingSub(g.spec.memory_bytes, g.contexts * options_.context_reserve_bytes + held);
+  const uint64_t by_accounting =
+      SaturatingSub(g.spec.memory_bytes, g.contexts * options_.context_reserve_bytes + held);
+  const bool nvml_settled =
+      g.spec.has_nvml && g.nvml_read >= g.last_change + options_.nvml_settle_us;
+  if (!nvml_settled) return by_accounting;
+  // Each task not waiting to grow, ending, would raise both terms of Available by its reservation.
+  return std::min(by_accounting, Available(g) + SaturatingSub(g.reserved, held));
 }
 
 void Scheduler::FailHopelessGrows(Micros now) {

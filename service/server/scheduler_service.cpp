@@ -393,7 +393,9 @@ void SchedulerService::TimerLoop() {
     const core::Micros now = UnixMicrosNow();
     core::Micros wake = now + 1'000'000;
     if (std::optional<core::Micros> d = core_->NextDeadline()) wake = std::min(wake, *d);
-    const bool poll = service_options_.memory_probe != nullptr && core_->waiting_count() > 0;
+    // Waiting tasks and waiting grows both depend on NVML's view: re-read it while either waits.
+    const bool waiters = core_->waiting_count() + core_->growing_count() > 0;
+    const bool poll = service_options_.memory_probe != nullptr && waiters;
     if (poll) {
       wake = std::min<core::Micros>(
           wake, now + std::chrono::duration_cast<std::chrono::microseconds>(
@@ -403,7 +405,8 @@ void SchedulerService::TimerLoop() {
     if (stopping_) break;
     const core::Micros later = UnixMicrosNow();
     core_->ExpireDeadlines(later);
-    if (service_options_.memory_probe != nullptr && core_->waiting_count() > 0) {
+    if (service_options_.memory_probe != nullptr &&
+        core_->waiting_count() + core_->growing_count() > 0) {
       RefreshMemory(later, false);
     }
     std::vector<std::function<void()>> actions;

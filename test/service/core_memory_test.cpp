@@ -168,6 +168,76 @@ TEST_CASE("a new session's context reserve can leave waiting grows hopeless: the
   CHECK(c.sink.Has(core::EventKind::kTaskGrown, a.task));
 }
 
+namespace {
+
+// Two tasks fill a 16 GB GPU with NVML by mgbd's accounting (6 + 6 + two 1 GB contexts), both
+// fully allocated at time 1, while NVML shows only 1 GB free (contexts and rounding past the
+// accounting): each then asks 1.5 GB, which fits the accounting's 2 GB but not NVML's 1 GB.
+struct TwoGrowersOnAFullGpu {
+  Core c;
+  core::SessionId s1, s2;
+  core::BeginResult a, b;
+  TwoGrowersOnAFullGpu() : c(NvmlGpu(), "mgb", kGB), s1(c.Open()), s2(c.Open()) {
+    a = c.Begin(s1, Request(6 * kGB));
+    b = c.Begin(s2, Request(6 * kGB));
+    REQUIRE((a.gpu == 0 && b.gpu == 0));
+    REQUIRE(c.s->TaskUsage(s1, a.task, 6 * kGB, 1).ok());
+    REQUIRE(c.s->TaskUsage(s2, b.task, 6 * kGB, 1).ok());
+    c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 1);
+    auto first = c.s->TaskGrow(s1, a.task, 3 * kGB / 2, 0, 2);
+    REQUIRE(first.ok());
+    REQUIRE_FALSE(first->grown);  // b's end would give room: it waits
+  }
+  static std::vector<core::GpuSpec> NvmlGpu() {
+    auto gpus = Gpus(1, 16 * kGB);
+    gpus[0].has_nvml = true;
+    return gpus;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("grows that fit only by the accounting fail the youngest once NVML has settled",
+          "[core][memory][grow]") {
+  TwoGrowersOnAFullGpu f;
+  Core &c = f.c;
+  // b waiting too: by the accounting 16 - 2 - 12 = 2 GB >= 1.5 would still come (NVML's reading
+  // is not trusted yet: usage reports came at time 1), so it waits.
+  auto second = c.s->TaskGrow(f.s2, f.b.task, 3 * kGB / 2, 0, 3);
+  REQUIRE(second.ok());
+  REQUIRE_FALSE(second->grown);
+  c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 500'000);  // too soon after the last change
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, f.b.task));
+  // A settled reading still shows 1 GB: nothing on the GPU can end to make room. Without this
+  // rule both wait forever (the 2x H200 evaluation: 100 s, until an unrelated event).
+  c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 2'000'000);
+  const core::Event *failed = nullptr;
+  for (const core::Event &e : c.sink.events) {
+    if (e.kind == core::EventKind::kTaskCancelled && e.is_grow) failed = &e;
+  }
+  REQUIRE(failed != nullptr);
+  CHECK(failed->task == f.b.task);  // the youngest
+  CHECK(failed->reason == core::CancelReason::kNoRoom);
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, f.a.task));
+  // b's program ends; once NVML shows its memory freed, a's grow goes through.
+  REQUIRE(c.s->CloseSession(f.s2, 2'000'001).ok());
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskGrown, f.a.task));
+  c.s->UpdateDeviceMemory(0, 8 * kGB, 8 * kGB, 2'100'000);
+  CHECK(c.sink.Has(core::EventKind::kTaskGrown, f.a.task));
+}
+
+TEST_CASE("a grow asked when NVML has settled on a full GPU is refused at once",
+          "[core][memory][grow]") {
+  TwoGrowersOnAFullGpu f;
+  Core &c = f.c;
+  c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 2'000'000);  // settled: a alone still may wait on b
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, f.a.task));
+  auto second = c.s->TaskGrow(f.s2, f.b.task, 3 * kGB / 2, 0, 2'000'001);
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, f.a.task));
+}
+
 TEST_CASE("a grow beyond the GPU beside the task's own reservation and context fails at once",
           "[core][memory][grow]") {
   Core c(Gpus(1, 16 * kGB), "mgb", kGB);

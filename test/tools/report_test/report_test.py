@@ -128,6 +128,25 @@ class ReportTest(unittest.TestCase):
         for name in pngs:
             self.assertIn(f"(plots/{name})", text)
 
+    def test_interrupted_run_stopped_jobs_are_not_crashes(self):
+        measured_runs(self.results)
+        # An mgb run stopped at 9 s: A and B were stopped by the runner's SIGTERM, C failed on
+        # its own (exit 69) at 4 s, D finished.
+        a, b = job("A", 80, 0, 9, 0, crashed=True), job("B", 80, 0, 9, 0, crashed=True)
+        a["signal"] = b["signal"] = 15
+        stopped = run("mgb", 8, [a, b, job("C", 10, 0, 4, 0, crashed=True), job("D", 10, 0, 6, 4200)])
+        stopped["interrupted"] = True
+        write(os.path.join(self.results, "w1-mgb-w8-stopped.json"), stopped)
+        proc, text = generate(self.results, self.out, "--no-plots")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        row = next(line for line in text.splitlines() if line.startswith("| mgb INTERRUPTED | 8 |"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        self.assertEqual(cells[3], "1")      # ok: D
+        self.assertEqual(cells[4], "1 (0)")  # crashed: C only
+        # The aims take no ratio from an interrupted run (w4 stays the best), but count its crash.
+        self.assertIn("| mgb throughput vs single-assignment | >= 2.5x | 1.36x (mean of 1 workload(s)) |", text)
+        self.assertIn("| crashed jobs under mgb | 0 | 1 |", text)
+
     def test_simulated_only_says_nothing_measured(self):
         simulated_runs(self.results)
         proc, text = generate(self.results, self.out)

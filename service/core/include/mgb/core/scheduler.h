@@ -38,6 +38,11 @@
 // grow on g is hopeless, and the youngest fails with RESOURCE_EXHAUSTED (kTaskCancelled, reason
 // kNoRoom; synchronously when it is the grow being asked), repeated until the oldest is not
 // hopeless. Checked after every event that can lower room(g): a grow queued, a context charged.
+// On a GPU with NVML, once NVML was read nvml_settle_us after the GPU's last change, room(g) is
+// also at most Available(g) + the reservations of the tasks not waiting to grow: memory the
+// accounting does not see (contexts past the reserve, allocation rounding, other programs) can
+// leave grows that fit by the accounting waiting forever (found by the evaluation: two tasks on
+// one full H200 each waiting to grow, 100 s, until an unrelated event failed one).
 #ifndef MGB_SERVICE_CORE_MGB_CORE_SCHEDULER_H
 #define MGB_SERVICE_CORE_MGB_CORE_SCHEDULER_H
 
@@ -86,6 +91,10 @@ absl::StatusOr<Policy> ParsePolicy(std::string_view name);
 struct Options {
   Policy policy;
   uint64_t context_reserve_bytes = kDefaultContextReserve;
+  // Grow liveness trusts NVML's free memory on a GPU only once it was read this long after the
+  // GPU's last change (placement, end, grow, usage report, context): usage reports lag up to
+  // 0.5 s, and a freed process shows in NVML late.
+  Micros nvml_settle_us = 1'000'000;
 };
 
 enum class EventKind {
@@ -220,6 +229,7 @@ class Scheduler {
   const Policy &policy() const { return options_.policy; }
   uint64_t context_reserve_bytes() const { return options_.context_reserve_bytes; }
   size_t waiting_count() const { return waiting_.size(); }
+  size_t growing_count() const { return growing_.size(); }
   size_t running_count() const { return tasks_.size() - waiting_.size(); }
   uint64_t decisions() const { return decisions_; }
 
@@ -237,6 +247,8 @@ class Scheduler {
     uint32_t pending_contexts = 0;  // of those, with no usage report yet (not in NVML's view)
     uint64_t unallocated = 0;     // sum over tasks of max(0, reservation - reported allocated)
     uint64_t nvml_free = 0, nvml_used = 0;
+    Micros nvml_read = 0;          // when nvml_free was read
+    Micros last_change = 0;        // last placement, end, grow, usage report or context here
     uint64_t warps = 0;
     uint32_t tasks = 0;
     uint32_t pinned_sessions = 0;  // single / cg:N
