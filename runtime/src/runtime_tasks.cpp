@@ -83,10 +83,12 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
     std::lock_guard lock(device_mu_);
     heap = heap_bytes_;
   }
-  auto placed = client->TaskBegin(bytes + heap, shape, site);
+  // The slack joins the budget (Task::Budget leaves out only the heap).
+  const uint64_t asked = bytes + heap + session_.Config().task_slack_bytes;
+  auto placed = client->TaskBegin(asked, shape, site);
   if (!placed.ok()) {
-    session_.Fail("task at " + site + " (" + std::to_string(bytes + heap) +
-                  " bytes with the heap) was not placed: " + placed.status().ToString());
+    session_.Fail("task at " + site + " (" + std::to_string(asked) +
+                  " bytes with the heap and slack) was not placed: " + placed.status().ToString());
     return 0;
   }
   int device = static_cast<int>(placed->gpu_index);
@@ -119,7 +121,7 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
   task->device = device;
   task->site = site;
   task->lazy = lazy;
-  task->reserved = bytes + heap;
+  task->reserved = asked;
   task->heap_bytes = heap;
   task->launch_warps = shape.warps();
   std::lock_guard lock(mu_);

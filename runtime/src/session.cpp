@@ -25,6 +25,20 @@ std::string ProgramName() {
   return "program";
 }
 
+// A whole number of MiB >= 0 from the variable into `bytes`; unset keeps the default, a bad
+// value is reported and ignored.
+void MegabytesFromEnvironment(const char *name, size_t &bytes) {
+  const char *value = std::getenv(name);
+  if (value == nullptr) return;
+  char *end = nullptr;
+  long long mb = std::strtoll(value, &end, 10);
+  if (end != value && *end == '\0' && mb >= 0 && mb < (1LL << 40)) {
+    bytes = static_cast<size_t>(mb) << 20;
+  } else {
+    std::fprintf(stderr, "mgb: %s=%s is not an integer >= 0: ignored\n", name, value);
+  }
+}
+
 }  // namespace
 
 SessionConfig SessionConfig::FromEnvironment() {
@@ -48,15 +62,8 @@ SessionConfig SessionConfig::FromEnvironment() {
                    timeout);
     }
   }
-  if (const char *limit = std::getenv("MGB_CAPTURE_LIMIT_MB")) {
-    char *end = nullptr;
-    long long mb = std::strtoll(limit, &end, 10);
-    if (end != limit && *end == '\0' && mb >= 0) {
-      config.capture_limit_bytes = static_cast<size_t>(mb) << 20;
-    } else {
-      std::fprintf(stderr, "mgb: MGB_CAPTURE_LIMIT_MB=%s is not an integer >= 0: ignored\n", limit);
-    }
-  }
+  MegabytesFromEnvironment("MGB_CAPTURE_LIMIT_MB", config.capture_limit_bytes);
+  MegabytesFromEnvironment("MGB_TASK_SLACK_MB", config.task_slack_bytes);
   config.program = ProgramName();
   return config;
 }

@@ -32,9 +32,14 @@ struct SessionConfig {
   // that would pass it places its buffers at once instead (a program uploading a 50 GB input
   // before its first launch must not need 50 GB more of host memory).
   size_t capture_limit_bytes = size_t(256) << 20;
+  // Bytes every task reserves beyond its stated memory and heap, for the small buffers programs
+  // allocate once a task is placed (result counters, flags): without it each needs a TaskGrow,
+  // and on a full GPU it waits behind larger grows (the evaluation lost a 91 GiB job to an
+  // 8-byte one). CUDA rounds such allocations up to 2 MiB pages anyway.
+  size_t task_slack_bytes = size_t(2) << 20;
 
   // MGB_SOCKET (default /tmp/mgbd.sock); MGB_UNMANAGED=1|allow|yes|true -> kUnmanaged,
-  // unset|0|no|false -> kExit; MGB_CONNECT_TIMEOUT_MS; MGB_CAPTURE_LIMIT_MB.
+  // unset|0|no|false -> kExit; MGB_CONNECT_TIMEOUT_MS; MGB_CAPTURE_LIMIT_MB; MGB_TASK_SLACK_MB.
   static SessionConfig FromEnvironment();
 };
 

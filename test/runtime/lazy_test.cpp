@@ -1,5 +1,7 @@
 // The lazy layer: stand-ins, recording, replay at the launch, translation, lazy task lifetime.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -341,4 +343,40 @@ TEST_CASE("stand-in addresses inside copied host data are bound and translated a
   CHECK(real_table[0] == rt.RealPtr(a));
   CHECK(real_table[1] == rt.RealPtr(b));
   CHECK(m.fake.DeviceOf(real_table[1]) == 0);
+}
+
+TEST_CASE("a small buffer bound to a placed task on a full GPU fits its slack: no grow, no wait",
+          "[runtime][lazy]") {
+  // The evaluation (W8): a 91 GiB task's 8-byte result counter, allocated after the task was
+  // placed, waited 100 s to grow on a full GPU behind another task's grow, and its job was lost.
+  MgbdProcess mgbd({64 * kMiB});
+  auto config = TestConfig(mgbd.socket());
+  const uint64_t slack = 2 * kMiB;  // 0 here makes the launch below wait (checked by hand)
+  config.task_slack_bytes = slack;
+  ManagedRuntime m(mgbd, 1, config);
+  auto &rt = *m.runtime;
+  auto other = mgb::Client::Connect(mgbd.socket(), 1, "other");
+  REQUIRE(other.ok());
+  // Leaves exactly what the first launch asks: 1 MiB + the 8 MiB heap + the 2 MiB slack.
+  const uint64_t ours = kMiB + mgb::runtime::kDefaultHeapBytes + slack;
+  auto held = (*other)->TaskBegin(64 * kMiB - ours, mgb::LaunchShape{}, "other");
+  REQUIRE(held.ok());
+  float *data, *counter;
+  rt.Malloc(reinterpret_cast<void **>(&data), kMiB);
+  REQUIRE(Prepare(rt, nullptr, kWide, {&data}, {sizeof data}) == cudaSuccess);
+  REQUIRE(mgbd.Status().gpus(0).memory_available() == 0);
+  rt.Malloc(reinterpret_cast<void **>(&counter), 8);
+  std::atomic<bool> launched{false};
+  std::thread launcher([&] {
+    CHECK(Prepare(rt, nullptr, kOne, {&data, &counter}, {sizeof data, sizeof counter}) ==
+          cudaSuccess);
+    launched = true;
+  });
+  for (int i = 0; i < 100 && !launched; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(launched.load());  // without the slack it would wait for `other` to end
+  CHECK(mgbd.Status().tasks_size() == 2);
+  REQUIRE((*other)->TaskEnd(held->task_id).ok());  // frees a waiting launch if there was one
+  launcher.join();
+  CHECK(rt.TaskOf(counter) == rt.TaskOf(data));
+  CHECK(rt.ReservedBytes(rt.TaskOf(data)) == ours);  // not grown
 }

@@ -125,6 +125,19 @@ TEST_CASE("MGB_CAPTURE_LIMIT_MB sets the lazy layer's host capture limit", "[run
   unsetenv("MGB_CAPTURE_LIMIT_MB");
 }
 
+TEST_CASE("MGB_TASK_SLACK_MB sets the bytes every task reserves for small later buffers",
+          "[runtime][session]") {
+  unsetenv("MGB_TASK_SLACK_MB");
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().task_slack_bytes == (size_t(2) << 20));
+  setenv("MGB_TASK_SLACK_MB", "0", 1);
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().task_slack_bytes == 0);
+  setenv("MGB_TASK_SLACK_MB", "16", 1);
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().task_slack_bytes == (size_t(16) << 20));
+  setenv("MGB_TASK_SLACK_MB", "-1", 1);  // ignored, with a message
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().task_slack_bytes == (size_t(2) << 20));
+  unsetenv("MGB_TASK_SLACK_MB");
+}
+
 namespace {
 void ScaleKernel() {}
 }
