@@ -113,29 +113,31 @@ TEST_CASE("MGB_UNMANAGED and MGB_SOCKET are read from the environment", "[runtim
   CHECK(mgb::runtime::SessionConfig::FromEnvironment().policy == FailurePolicy::kExit);
 }
 
+namespace {
+// A MiB variable: unset gives the default, 0 and a number are taken, a bad value is ignored.
+void CheckMegabytes(const char *name, size_t mgb::runtime::SessionConfig::*field,
+                    size_t default_bytes, const char *bad) {
+  unsetenv(name);
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().*field == default_bytes);
+  setenv(name, "0", 1);
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().*field == 0);
+  setenv(name, "1024", 1);
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().*field == (size_t(1) << 30));
+  setenv(name, bad, 1);  // ignored, with a message
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().*field == default_bytes);
+  unsetenv(name);
+}
+}  // namespace
+
 TEST_CASE("MGB_CAPTURE_LIMIT_MB sets the lazy layer's host capture limit", "[runtime][session]") {
-  unsetenv("MGB_CAPTURE_LIMIT_MB");
-  CHECK(mgb::runtime::SessionConfig::FromEnvironment().capture_limit_bytes == (size_t(256) << 20));
-  setenv("MGB_CAPTURE_LIMIT_MB", "0", 1);
-  CHECK(mgb::runtime::SessionConfig::FromEnvironment().capture_limit_bytes == 0);
-  setenv("MGB_CAPTURE_LIMIT_MB", "1024", 1);
-  CHECK(mgb::runtime::SessionConfig::FromEnvironment().capture_limit_bytes == (size_t(1) << 30));
-  setenv("MGB_CAPTURE_LIMIT_MB", "lots", 1);  // ignored, with a message
-  CHECK(mgb::runtime::SessionConfig::FromEnvironment().capture_limit_bytes == (size_t(256) << 20));
-  unsetenv("MGB_CAPTURE_LIMIT_MB");
+  CheckMegabytes("MGB_CAPTURE_LIMIT_MB", &mgb::runtime::SessionConfig::capture_limit_bytes,
+                 size_t(256) << 20, "lots");
 }
 
 TEST_CASE("MGB_TASK_SLACK_MB sets the bytes every task reserves for small later buffers",
           "[runtime][session]") {
-  unsetenv("MGB_TASK_SLACK_MB");
-  CHECK(mgb::runtime::SessionConfig::FromEnvironment().task_slack_bytes == (size_t(2) << 20));
-  setenv("MGB_TASK_SLACK_MB", "0", 1);
-  CHECK(mgb::runtime::SessionConfig::FromEnvironment().task_slack_bytes == 0);
-  setenv("MGB_TASK_SLACK_MB", "16", 1);
-  CHECK(mgb::runtime::SessionConfig::FromEnvironment().task_slack_bytes == (size_t(16) << 20));
-  setenv("MGB_TASK_SLACK_MB", "-1", 1);  // ignored, with a message
-  CHECK(mgb::runtime::SessionConfig::FromEnvironment().task_slack_bytes == (size_t(2) << 20));
-  unsetenv("MGB_TASK_SLACK_MB");
+  CheckMegabytes("MGB_TASK_SLACK_MB", &mgb::runtime::SessionConfig::task_slack_bytes,
+                 size_t(2) << 20, "-1");
 }
 
 namespace {
