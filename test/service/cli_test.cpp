@@ -245,4 +245,54 @@ TEST_CASE("mgb run reports its program's NVML memory to mgbd (TaskUsage)", "[cli
   waitpid(mgbd, &status, 0);
 }
 
+TEST_CASE("mgbd re-reads NVML while only a grow waits, and fails a grow NVML shows cannot come",
+          "[cli][nvml][grow]") {
+  TempDir dir;
+  const std::string procs = dir.File("procs");
+  std::ofstream(procs).close();
+  ScopedEnv library("MGB_NVML_LIBRARY", FakeNvmlPath()), gpus("MGB_FAKE_NVML_GPUS", "1"),
+      listing("MGB_FAKE_NVML_PROCS", procs);
+  const std::string socket = dir.File("mgbd.sock");
+  const int mgbd = StartProcess({MGB_MGBD, "--socket", socket, "--context-reserve", "0"});
+  WaitFor([&] { return Client::StatusAt(socket, std::chrono::milliseconds(100)).ok(); },
+          std::chrono::seconds(5));
+  auto client = Client::Connect(socket, getpid(), "grower");
+  REQUIRE(client.ok());
+  auto task = (*client)->TaskBegin(10 * kGiB, LaunchShape{}, "grower");
+  REQUIRE(task.ok());
+  REQUIRE((*client)->TaskUsage(task->task_id, 10 * kGiB).ok());
+  // The fake GPU (80 GiB) shows 79 GiB used: memory mgbd's accounting does not know of.
+  auto nvml_used = [&](uint64_t bytes) {
+    std::ofstream(procs) << "0 " << getpid() << " " << bytes << "\n";
+  };
+  nvml_used(79 * kGiB);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // A grow of 5 GiB waits (1 GiB free by NVML); no task waits, only the grow. Freeing memory
+  // outside mgbd must reach it through NVML polling alone.
+  std::thread freer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    nvml_used(10 * kGiB);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto grown = (*client)->TaskGrow(task->task_id, 5 * kGiB,
+                                   std::chrono::system_clock::now() + std::chrono::milliseconds(2500));
+  freer.join();
+  CHECK(grown.ok());
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(2000));
+  // Now NVML shows the GPU full again and nothing else runs there: no end can ever make room.
+  // Once NVML has settled (3 s after the last change) the grow fails instead of waiting forever.
+  nvml_used(79 * kGiB);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // past mgbd's 5 ms NVML refresh
+  const auto again = std::chrono::steady_clock::now();
+  auto hopeless = (*client)->TaskGrow(task->task_id, 10 * kGiB,
+                                      std::chrono::system_clock::now() + std::chrono::seconds(10));
+  REQUIRE_FALSE(hopeless.ok());
+  CHECK(hopeless.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(std::chrono::steady_clock::now() - again < std::chrono::seconds(6));
+  client->reset();
+  int status = 0;
+  kill(mgbd, SIGTERM);
+  waitpid(mgbd, &status, 0);
+}
+
 }  // namespace mgb::test

@@ -206,11 +206,11 @@ TEST_CASE("grows that fit only by the accounting fail the youngest once NVML has
   auto second = c.s->TaskGrow(f.s2, f.b.task, 3 * kGB / 2, 0, 3);
   REQUIRE(second.ok());
   REQUIRE_FALSE(second->grown);
-  c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 500'000);  // too soon after the last change
+  c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 2'000'000);  // too soon after the last change
   CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, f.b.task));
   // A settled reading still shows 1 GB: nothing on the GPU can end to make room. Without this
   // rule both wait forever (the 2x H200 evaluation: 100 s, until an unrelated event).
-  c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 2'000'000);
+  c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 4'000'000);
   const core::Event *failed = nullptr;
   for (const core::Event &e : c.sink.events) {
     if (e.kind == core::EventKind::kTaskCancelled && e.is_grow) failed = &e;
@@ -220,9 +220,9 @@ TEST_CASE("grows that fit only by the accounting fail the youngest once NVML has
   CHECK(failed->reason == core::CancelReason::kNoRoom);
   CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, f.a.task));
   // b's program ends; once NVML shows its memory freed, a's grow goes through.
-  REQUIRE(c.s->CloseSession(f.s2, 2'000'001).ok());
+  REQUIRE(c.s->CloseSession(f.s2, 4'000'001).ok());
   CHECK_FALSE(c.sink.Has(core::EventKind::kTaskGrown, f.a.task));
-  c.s->UpdateDeviceMemory(0, 8 * kGB, 8 * kGB, 2'100'000);
+  c.s->UpdateDeviceMemory(0, 8 * kGB, 8 * kGB, 4'100'000);
   CHECK(c.sink.Has(core::EventKind::kTaskGrown, f.a.task));
 }
 
@@ -230,9 +230,9 @@ TEST_CASE("a grow asked when NVML has settled on a full GPU is refused at once",
           "[core][memory][grow]") {
   TwoGrowersOnAFullGpu f;
   Core &c = f.c;
-  c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 2'000'000);  // settled: a alone still may wait on b
+  c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 4'000'000);  // settled: a alone still may wait on b
   CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, f.a.task));
-  auto second = c.s->TaskGrow(f.s2, f.b.task, 3 * kGB / 2, 0, 2'000'001);
+  auto second = c.s->TaskGrow(f.s2, f.b.task, 3 * kGB / 2, 0, 4'000'001);
   REQUIRE_FALSE(second.ok());
   CHECK(second.status().code() == absl::StatusCode::kResourceExhausted);
   CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, f.a.task));

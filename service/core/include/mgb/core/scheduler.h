@@ -93,8 +93,8 @@ struct Options {
   uint64_t context_reserve_bytes = kDefaultContextReserve;
   // Grow liveness trusts NVML's free memory on a GPU only once it was read this long after the
   // GPU's last change (placement, end, grow, usage report, context): usage reports lag up to
-  // 0.5 s, and a freed process shows in NVML late.
-  Micros nvml_settle_us = 1'000'000;
+  // 0.5 s, and a process's memory shows freed in NVML only once its teardown is done.
+  Micros nvml_settle_us = 3'000'000;
 };
 
 enum class EventKind {
