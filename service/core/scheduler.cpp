@@ -196,6 +196,15 @@ absl::StatusOr<Scheduler::Task *> Scheduler::OwnedTask(SessionId session, TaskId
   return &it->second;
 }
 
+absl::StatusOr<Scheduler::Task *> Scheduler::PlacedTask(SessionId session, TaskId task) {
+  absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
+  if (found.ok() && (*found)->gpu < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("task_id: task ", task, " is still waiting for a GPU"));
+  }
+  return found;
+}
+
 // ---- tasks ----------------------------------------------------------------------------------
 
 absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRequest &request,
@@ -271,44 +280,37 @@ void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
   Emit(TaskEvent(EventKind::kTaskPlaced, id, t, now));
 }
 
-void Scheduler::ChargeSms(GpuState &g, Task &t, std::vector<uint16_t> sm_blocks) {
-  const uint32_t wpb = static_cast<uint32_t>(t.shape.warps_per_block());
-  const uint32_t rpb = t.shape.registers_per_thread * static_cast<uint32_t>(t.shape.threads_per_block());
+uint64_t Scheduler::CountSms(GpuState &g, const LaunchShape &shape,
+                             const std::vector<uint16_t> &sm_blocks, bool charge) {
+  const uint32_t wpb = static_cast<uint32_t>(shape.warps_per_block());
+  const uint32_t rpb = shape.registers_per_thread * static_cast<uint32_t>(shape.threads_per_block());
+  auto count = [charge](auto &field, uint64_t n) { field = charge ? field + n : field - n; };
   uint64_t blocks = 0;
   for (size_t sm = 0; sm < sm_blocks.size(); ++sm) {
     const uint32_t n = sm_blocks[sm];
-    g.sm_use[sm].blocks += n;
-    g.sm_use[sm].warps += n * wpb;
-    g.sm_use[sm].registers += n * rpb;
-    g.sm_use[sm].shared_bytes += n * t.shape.shared_bytes_per_block;
+    count(g.sm_use[sm].blocks, n);
+    count(g.sm_use[sm].warps, n * wpb);
+    count(g.sm_use[sm].registers, n * rpb);
+    count(g.sm_use[sm].shared_bytes, n * shape.shared_bytes_per_block);
     blocks += n;
   }
-  g.sm_total.blocks += blocks;
-  g.sm_total.warps += blocks * wpb;
-  g.sm_total.registers += blocks * rpb;
-  g.sm_total.shared_bytes += blocks * t.shape.shared_bytes_per_block;
+  count(g.sm_total.blocks, blocks);
+  count(g.sm_total.warps, blocks * wpb);
+  count(g.sm_total.registers, blocks * rpb);
+  count(g.sm_total.shared_bytes, blocks * shape.shared_bytes_per_block);
+  return blocks;
+}
+
+void Scheduler::ChargeSms(GpuState &g, Task &t, std::vector<uint16_t> sm_blocks) {
+  const uint64_t blocks = CountSms(g, t.shape, sm_blocks, true);
   g.next_sm = static_cast<uint32_t>((g.next_sm + blocks) % g.spec.sms);
-  t.warps = blocks * wpb;
+  t.warps = blocks * static_cast<uint32_t>(t.shape.warps_per_block());
   t.sm_blocks = std::move(sm_blocks);
 }
 
 void Scheduler::ReleaseSms(GpuState &g, Task &t) {
   if (t.sm_blocks.empty()) return;
-  const uint32_t wpb = static_cast<uint32_t>(t.shape.warps_per_block());
-  const uint32_t rpb = t.shape.registers_per_thread * static_cast<uint32_t>(t.shape.threads_per_block());
-  uint64_t blocks = 0;
-  for (size_t sm = 0; sm < t.sm_blocks.size(); ++sm) {
-    const uint32_t n = t.sm_blocks[sm];
-    g.sm_use[sm].blocks -= n;
-    g.sm_use[sm].warps -= n * wpb;
-    g.sm_use[sm].registers -= n * rpb;
-    g.sm_use[sm].shared_bytes -= n * t.shape.shared_bytes_per_block;
-    blocks += n;
-  }
-  g.sm_total.blocks -= blocks;
-  g.sm_total.warps -= blocks * wpb;
-  g.sm_total.registers -= blocks * rpb;
-  g.sm_total.shared_bytes -= blocks * t.shape.shared_bytes_per_block;
+  CountSms(g, t.shape, t.sm_blocks, false);
   t.sm_blocks.clear();
 }
 
@@ -350,10 +352,9 @@ void Scheduler::DropGrow(TaskId id, Task &t) {
 
 absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task,
                                                uint64_t extra_bytes, Micros deadline, Micros now) {
-  absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
+  absl::StatusOr<Task *> found = PlacedTask(session, task);
   if (!found.ok()) return found.status();
   Task &t = **found;
-  if (t.gpu < 0) return absl::FailedPreconditionError(absl::StrCat("task_id: task ", task, " is still waiting for a GPU"));
   if (t.grow_extra > 0) return absl::FailedPreconditionError(absl::StrCat("task_id: task ", task, " already has a grow waiting"));
   if (extra_bytes == 0) return absl::InvalidArgumentError("extra_bytes must be > 0");
   const GpuState &g = gpus_[t.gpu];
@@ -397,10 +398,9 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task,
 
 absl::Status Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t allocated_bytes,
                                   Micros now) {
-  absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
+  absl::StatusOr<Task *> found = PlacedTask(session, task);
   if (!found.ok()) return found.status();
   Task &t = **found;
-  if (t.gpu < 0) return absl::FailedPreconditionError(absl::StrCat("task_id: task ", task, " is still waiting for a GPU"));
   GpuState &g = gpus_[t.gpu];
   g.last_change = now;
   g.unallocated -= Unallocated(t.memory, t.allocated);
@@ -419,10 +419,9 @@ absl::Status Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t alloc
 absl::StatusOr<uint64_t> Scheduler::TaskLaunch(SessionId session, TaskId task,
                                                const LaunchShape &shape) {
   if (absl::Status valid = ValidateShape(shape); !valid.ok()) return valid;
-  absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
+  absl::StatusOr<Task *> found = PlacedTask(session, task);
   if (!found.ok()) return found.status();
   Task &t = **found;
-  if (t.gpu < 0) return absl::FailedPreconditionError(absl::StrCat("task_id: task ", task, " is still waiting for a GPU"));
   if (shape.warps() <= t.shape.warps()) return t.warps;  // a task counts its widest launch
   GpuState &g = gpus_[t.gpu];
   g.warps -= t.warps;

@@ -387,16 +387,19 @@ void SchedulerService::Log(const core::Event &e) const {
                static_cast<unsigned long long>(e.warps));
 }
 
+// Waiting tasks and waiting grows both depend on NVML's view: it is re-read while either waits.
+bool SchedulerService::PollsMemory() const {
+  return service_options_.memory_probe != nullptr &&
+         core_->waiting_count() + core_->growing_count() > 0;
+}
+
 void SchedulerService::TimerLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     const core::Micros now = UnixMicrosNow();
     core::Micros wake = now + 1'000'000;
     if (std::optional<core::Micros> d = core_->NextDeadline()) wake = std::min(wake, *d);
-    // Waiting tasks and waiting grows both depend on NVML's view: re-read it while either waits.
-    const bool waiters = core_->waiting_count() + core_->growing_count() > 0;
-    const bool poll = service_options_.memory_probe != nullptr && waiters;
-    if (poll) {
+    if (PollsMemory()) {
       wake = std::min<core::Micros>(
           wake, now + std::chrono::duration_cast<std::chrono::microseconds>(
                           service_options_.waiting_poll).count());
@@ -405,10 +408,7 @@ void SchedulerService::TimerLoop() {
     if (stopping_) break;
     const core::Micros later = UnixMicrosNow();
     core_->ExpireDeadlines(later);
-    if (service_options_.memory_probe != nullptr &&
-        core_->waiting_count() + core_->growing_count() > 0) {
-      RefreshMemory(later, false);
-    }
+    if (PollsMemory()) RefreshMemory(later, false);
     std::vector<std::function<void()>> actions;
     actions.swap(after_unlock_);
     if (!actions.empty()) {

@@ -96,6 +96,7 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   grpc::ServerUnaryReactor *AnswerForSession(grpc::CallbackServerContext *context,
                                              const std::string &session_id, Call &&call);
   void RefreshMemory(core::Micros now, bool force);
+  bool PollsMemory() const;  // under mu_
   void TimerLoop();
   void Log(const core::Event &event) const;
 

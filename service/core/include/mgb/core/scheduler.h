@@ -291,6 +291,8 @@ class Scheduler {
 
   absl::Status ValidateRequest(const TaskRequest &request) const;
   absl::StatusOr<Task *> OwnedTask(SessionId session, TaskId task, std::string_view field);
+  // OwnedTask, and FAILED_PRECONDITION while it waits for a GPU (grow, usage, launch need one).
+  absl::StatusOr<Task *> PlacedTask(SessionId session, TaskId task);
 
   uint64_t Available(const GpuState &g) const;
   uint64_t Needed(const Session &s, int gpu, uint64_t memory) const;
@@ -317,6 +319,9 @@ class Scheduler {
   // mgb-sm's per-SM accounting of a placed task: charge its blocks per SM, or give them back.
   void ChargeSms(GpuState &g, Task &t, std::vector<uint16_t> sm_blocks);
   void ReleaseSms(GpuState &g, Task &t);
+  // Adds (charge) or takes back a task's blocks in the per-SM use and its totals; returns them.
+  static uint64_t CountSms(GpuState &g, const LaunchShape &shape,
+                           const std::vector<uint16_t> &sm_blocks, bool charge);
   void Release(Task &t);
   void Withdraw(TaskId id, Task &t, CancelReason reason, Micros now);
   void Enqueue(TaskId id, Task &t);
