@@ -35,7 +35,8 @@ void MegabytesFromEnvironment(const char *name, size_t &bytes) {
   if (end != value && *end == '\0' && mb >= 0 && mb < (1LL << 40)) {
     bytes = static_cast<size_t>(mb) << 20;
   } else {
-    std::fprintf(stderr, "mgb: %s=%s is not an integer >= 0: ignored\n", name, value);
+    std::fprintf(stderr, "mgb: %s=%s is not a whole number of MiB from 0 to 2^40-1: ignored\n",
+                 name, value);
   }
 }
 

@@ -26,6 +26,22 @@ v1::StatusReply StatusOf(const TestDaemon &d) {
   return *s;
 }
 
+// Two sessions, a and b, each holding one placed task of the given size.
+struct TwoTasks {
+  std::unique_ptr<Client> a, b;
+  Placement ta, tb;
+};
+TwoTasks PlaceTwoTasks(const TestDaemon &d, uint64_t a_bytes, uint64_t b_bytes) {
+  TwoTasks two{Connect(d), Connect(d), {}, {}};
+  auto ta = two.a->TaskBegin(a_bytes, LaunchShape{}, "a");
+  auto tb = two.b->TaskBegin(b_bytes, LaunchShape{}, "b");
+  REQUIRE(ta.ok());
+  REQUIRE(tb.ok());
+  two.ta = *ta;
+  two.tb = *tb;
+  return two;
+}
+
 }  // namespace
 
 TEST_CASE("a session places, ends, and its end releases what it held", "[grpc]") {
@@ -89,19 +105,14 @@ TEST_CASE("deadlines: DEADLINE_EXCEEDED when not placed in time, state restored"
 
 TEST_CASE("grow waits for room on the task's GPU", "[grpc]") {
   auto d = StartDaemon(1, 16 * kGiB);
-  auto a = Connect(*d);
-  auto b = Connect(*d);
-  auto ta = a->TaskBegin(4 * kGiB, LaunchShape{}, "a");
-  auto tb = b->TaskBegin(10 * kGiB, LaunchShape{}, "b");
-  REQUIRE(ta.ok());
-  REQUIRE(tb.ok());
-  auto now = a->TaskGrow(ta->task_id, kGiB);
+  auto [a, b, ta, tb] = PlaceTwoTasks(*d, 4 * kGiB, 10 * kGiB);
+  auto now = a->TaskGrow(ta.task_id, kGiB);
   REQUIRE(now.ok());
   CHECK(*now == 5 * kGiB);
   absl::StatusOr<uint64_t> later = absl::UnknownError("not yet");
-  std::thread t([&] { later = a->TaskGrow(ta->task_id, 4 * kGiB); });
+  std::thread t([&] { later = a->TaskGrow(ta.task_id, 4 * kGiB); });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  REQUIRE(b->TaskEnd(tb->task_id).ok());
+  REQUIRE(b->TaskEnd(tb.task_id).ok());
   t.join();
   REQUIRE(later.ok());
   CHECK(*later == 9 * kGiB);
@@ -110,33 +121,28 @@ TEST_CASE("grow waits for room on the task's GPU", "[grpc]") {
 TEST_CASE("two grows into each other's room: the later is refused, the first waits for room",
           "[grpc]") {
   auto d = StartDaemon(1, 16 * kGiB);
-  auto a = Connect(*d);
-  auto b = Connect(*d);
-  auto ta = a->TaskBegin(6 * kGiB, LaunchShape{}, "a");
-  auto tb = b->TaskBegin(6 * kGiB, LaunchShape{}, "b");
-  REQUIRE(ta.ok());
-  REQUIRE(tb.ok());
+  auto [a, b, ta, tb] = PlaceTwoTasks(*d, 6 * kGiB, 6 * kGiB);
   // 4 GiB free: each grow of 6 GiB fits only if the other task ends, so both waiting would wait
   // for ever.
   std::atomic<bool> a_answered{false};
   absl::StatusOr<uint64_t> a_grow = absl::UnknownError("not yet");
   std::thread grower([&] {
-    a_grow = a->TaskGrow(ta->task_id, 6 * kGiB);
+    a_grow = a->TaskGrow(ta.task_id, 6 * kGiB);
     a_answered = true;
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a's grow is parked
   REQUIRE_FALSE(a_answered);
   // The later grow is refused (at once, or its wait cancelled) rather than waiting with a's.
-  absl::StatusOr<uint64_t> b_grow = b->TaskGrow(tb->task_id, 6 * kGiB);
+  absl::StatusOr<uint64_t> b_grow = b->TaskGrow(tb.task_id, 6 * kGiB);
   CHECK(b_grow.status().code() == absl::StatusCode::kResourceExhausted);
   CHECK_FALSE(a_answered);
   CHECK(StatusOf(*d).gpus(0).memory_reserved() == 12 * kGiB);  // the refusal took nothing
-  REQUIRE(b->TaskEnd(tb->task_id).ok());
+  REQUIRE(b->TaskEnd(tb.task_id).ok());
   grower.join();
   REQUIRE(a_grow.ok());
   CHECK(*a_grow == 12 * kGiB);
   CHECK(StatusOf(*d).gpus(0).memory_reserved() == 12 * kGiB);
-  REQUIRE(a->TaskEnd(ta->task_id).ok());
+  REQUIRE(a->TaskEnd(ta.task_id).ok());
   CHECK(StatusOf(*d).gpus(0).memory_reserved() == 0);
 }
 
