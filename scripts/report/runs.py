@@ -7,6 +7,7 @@ Two writers produce runs: `mgb batch --out` (real runs; service/batch/report.cpp
 
 import json
 import os
+import signal
 from dataclasses import dataclass, field
 
 
@@ -121,14 +122,11 @@ def _kernels(j, where):
     return kernels
 
 
-SIGTERM = 15
-
-
 def _real_job(j, where, interrupted):
     kernels = _kernels(j, where)
     # `mgb batch` stops its running jobs with SIGTERM when interrupted (--timeout, Ctrl-C): such a
     # job neither succeeded nor crashed.
-    stopped = interrupted and int(j.get("signal", 0) or 0) == SIGTERM
+    stopped = interrupted and _number(j, "signal", where, 0) == signal.SIGTERM
     return Job(name=str(_need(j, "name", where)), workload=str(j.get("workload", "")),
                memory_bytes=int(j.get("memory_bytes", 0)),
                queued_s=_number(j, "queued_s", where, 0.0),
