@@ -218,7 +218,8 @@ run_one() {
   log "run $tag: policy $policy, $workers workers, limit ${limit}s"
   gpu_snapshot "before $tag"
 
-  local mgbd_args=(--socket "$sock" --policy "$policy")
+  # --verbose 1: one line per decision in logs/TAG.mgbd.txt, to explain a run afterwards.
+  local mgbd_args=(--socket "$sock" --policy "$policy" --verbose 1)
   [ -n "$GPUS_FILE" ] && mgbd_args+=(--gpus "$GPUS_FILE")
   if [ $USE_MPS = 1 ]; then
     if ! start_mps "$i"; then

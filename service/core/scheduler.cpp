@@ -105,7 +105,7 @@ void Scheduler::Withdraw(TaskId id, Task &t, CancelReason reason, Micros now) {
     DropGrow(id, t);
     Emit(e);
   }
-  Release(t);
+  Release(id, t);
   gpus_[t.gpu].last_change = now;
   Emit(TaskEvent(EventKind::kTaskEnded, id, t, now));
 }
@@ -223,7 +223,7 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
   t.deadline = request.deadline;
   std::vector<bool> excluded(gpus_.size(), false);
   if (head_gpu_ >= 0) excluded[head_gpu_] = true;
-  Fit fit = Choose(s, t, excluded);
+  Fit fit = head_gpu_ >= 0 ? ChooseBehindHead(s, t, excluded, ShadowOfHead()) : Choose(s, t, excluded);
   if (fit.gpu < 0 && t.deadline != 0 && t.deadline <= now) {
     return absl::DeadlineExceededError("deadline_unix_ms: passed before a GPU had room");
   }
@@ -240,6 +240,7 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
   if (waiting_.size() == 1) {  // the new head: it reserves its GPU
     stored.reserved_gpu = ChooseReservation(stored);
     head_gpu_ = stored.reserved_gpu;
+    head_task_ = id;
   }
   return BeginResult{id, -1};
 }
@@ -262,6 +263,7 @@ void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
   g.unallocated += Unallocated(t.memory, t.allocated);
   g.warps += t.warps;
   ++g.tasks;
+  g.placed.insert(id);
   const bool pins = options_.policy.kind == PolicyKind::kSingle ||
                     options_.policy.kind == PolicyKind::kCoreToGpu;
   if (pins && s.pinned_gpu < 0) {
@@ -314,8 +316,9 @@ void Scheduler::ReleaseSms(GpuState &g, Task &t) {
   t.sm_blocks.clear();
 }
 
-void Scheduler::Release(Task &t) {
+void Scheduler::Release(TaskId id, Task &t) {
   GpuState &g = gpus_[t.gpu];
+  g.placed.erase(id);
   g.reserved -= t.memory;
   g.unallocated -= Unallocated(t.memory, t.allocated);
   g.warps -= t.warps;
@@ -343,6 +346,7 @@ void Scheduler::Dequeue(TaskId id, Task &t) {
 }
 
 void Scheduler::DropGrow(TaskId id, Task &t) {
+  gpus_[t.gpu].growing_extra -= t.grow_extra;
   growing_.erase(t.grow_seq);
   if (t.grow_deadline != 0) grow_deadlines_.erase({t.grow_deadline, id});
   t.grow_extra = 0;
@@ -391,6 +395,7 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task,
   t.grow_seq = next_seq_++;
   t.grow_deadline = deadline;
   growing_.emplace(t.grow_seq, task);
+  gpus_[t.gpu].growing_extra += extra_bytes;
   if (deadline != 0) grow_deadlines_.emplace(deadline, task);
   Emit(GrowEvent(EventKind::kTaskQueued, task, t, now));
   return GrowResult{false, t.memory};
@@ -524,6 +529,7 @@ void Scheduler::RetryWaiting(Micros now) {
 
 void Scheduler::PlaceWaitingTasks(Micros now) {
   head_gpu_ = -1;
+  head_task_ = 0;
   std::vector<bool> excluded(gpus_.size(), false);
   // FIFO from the front until the first task that cannot be placed: the head, which reserves.
   uint64_t head_seq = 0;
@@ -538,23 +544,69 @@ void Scheduler::PlaceWaitingTasks(Micros now) {
     }
     if (t.reserved_gpu < 0) t.reserved_gpu = ChooseReservation(t);
     head_gpu_ = t.reserved_gpu;
+    head_task_ = id;
     excluded[head_gpu_] = true;
     head_seq = it->first;
     break;
   }
-  if (head_gpu_ < 0 || gpus_.size() == 1) return;
-  // Backfilling on the other GPUs, FIFO among the tasks that could fit there. Placing only
-  // shrinks the room, so a task skipped (or refused) once stays unplaceable during this pass.
-  OpenRoom room = RoomForUnpinned(excluded);
+  if (head_gpu_ < 0) return;
+  // Backfilling on the other GPUs and in the head's shadow, FIFO among the tasks that could fit
+  // there. Placing only shrinks the room, so a task skipped (or refused) once stays unplaceable
+  // during this pass.
+  Shadow shadow = ShadowOfHead();
+  if (gpus_.size() == 1 && shadow.gpu < 0) return;
+  OpenRoom room = RoomForUnpinned(excluded, shadow);
   WaitingIndex::Entry next{head_seq, 0};
   while (NextCandidate(next.seq, room, next)) {
     Task &t = tasks_.at(next.id);
-    Fit fit = Choose(sessions_.at(t.session), t, excluded);
+    Fit fit = ChooseBehindHead(sessions_.at(t.session), t, excluded, shadow);
     if (fit.gpu >= 0) {
+      if (fit.gpu == shadow.gpu) TakeShadow(shadow, t);
       Place(next.id, t, std::move(fit), now);
-      room = RoomForUnpinned(excluded);
+      room = RoomForUnpinned(excluded, shadow);
     }
   }
+}
+
+Scheduler::Shadow Scheduler::ShadowOfHead() const {
+  Shadow shadow;
+  const PolicyKind kind = options_.policy.kind;
+  if (head_task_ == 0 || (kind != PolicyKind::kMgb && kind != PolicyKind::kMemory)) return shadow;
+  const Task &head = tasks_.at(head_task_);
+  const GpuState &g = gpus_[head.reserved_gpu];
+  // What the GPU must hold once every task older than the head has ended: the head with its
+  // session's context, and every task placed there after the head began with theirs.
+  shadow.gpu = head.reserved_gpu;
+  shadow.capacity = g.spec.memory_bytes;
+  shadow.sessions.push_back(head.session);
+  shadow.held = head.memory + options_.context_reserve_bytes;
+  for (auto it = g.placed.upper_bound(head_task_); it != g.placed.end(); ++it) {
+    TakeShadow(shadow, tasks_.at(*it));
+  }
+  return shadow;
+}
+
+uint64_t Scheduler::ShadowCost(const Shadow &shadow, const Task &t) const {
+  const bool charged = std::ranges::find(shadow.sessions, t.session) != shadow.sessions.end();
+  return t.memory + (charged ? 0 : options_.context_reserve_bytes);
+}
+
+void Scheduler::TakeShadow(Shadow &shadow, const Task &t) const {
+  shadow.held += ShadowCost(shadow, t);
+  if (std::ranges::find(shadow.sessions, t.session) == shadow.sessions.end()) {
+    shadow.sessions.push_back(t.session);
+  }
+}
+
+Scheduler::Fit Scheduler::ChooseBehindHead(const Session &s, const Task &t,
+                                           const std::vector<bool> &excluded,
+                                           const Shadow &shadow) const {
+  Fit fit = Choose(s, t, excluded);
+  if (fit.gpu >= 0 || shadow.gpu < 0) return fit;
+  if (FitsMemory(s, shadow.gpu, t.memory) && shadow.held + ShadowCost(shadow, t) <= shadow.capacity) {
+    return Fit{shadow.gpu, {}};
+  }
+  return Fit{};
 }
 
 bool Scheduler::NextCandidate(uint64_t after_seq, const OpenRoom &room,
@@ -571,9 +623,14 @@ bool Scheduler::NextCandidate(uint64_t after_seq, const OpenRoom &room,
   return true;
 }
 
-Scheduler::OpenRoom Scheduler::RoomForUnpinned(const std::vector<bool> &excluded) const {
+Scheduler::OpenRoom Scheduler::RoomForUnpinned(const std::vector<bool> &excluded,
+                                                 const Shadow &shadow) const {
   const PolicyKind kind = options_.policy.kind;
   OpenRoom room;
+  if (shadow.gpu >= 0) {
+    room.open = true;
+    room.limits[0] = std::min(RoomForTasks(gpus_[shadow.gpu]), SaturatingSub(shadow.capacity, shadow.held));
+  }
   for (int g = 0; g < gpu_count(); ++g) {
     const GpuState &gpu = gpus_[g];
     if (excluded[g]) continue;
@@ -582,7 +639,7 @@ Scheduler::OpenRoom Scheduler::RoomForUnpinned(const std::vector<bool> &excluded
       continue;
     }
     room.open = true;
-    room.limits[0] = std::max(room.limits[0], Available(gpu));
+    room.limits[0] = std::max(room.limits[0], RoomForTasks(gpu));
     room.limits[1] = std::max(room.limits[1], SaturatingSub(gpu.spec.warp_capacity(), gpu.warps));
   }
   constexpr uint64_t kAny = std::numeric_limits<uint64_t>::max();
@@ -605,12 +662,9 @@ void Scheduler::RetryGrows(Micros now) {
       ++it;
       continue;
     }
-    it = growing_.erase(it);
-    if (t.grow_deadline != 0) grow_deadlines_.erase({t.grow_deadline, id});
+    ++it;  // DropGrow erases the entry it was on
     const uint64_t extra = t.grow_extra;
-    t.grow_extra = 0;
-    t.grow_seq = 0;
-    t.grow_deadline = 0;
+    DropGrow(id, t);
     ApplyGrow(id, t, extra, now);
   }
 }
@@ -721,7 +775,11 @@ uint64_t Scheduler::WarpsOn(const GpuState &g, const LaunchShape &shape) const {
 }
 
 bool Scheduler::FitsMemory(const Session &s, int gpu, uint64_t memory) const {
-  return Available(gpus_[gpu]) >= Needed(s, gpu, memory);
+  return RoomForTasks(gpus_[gpu]) >= Needed(s, gpu, memory);
+}
+
+uint64_t Scheduler::RoomForTasks(const GpuState &g) const {
+  return SaturatingSub(Available(g), g.growing_extra);
 }
 
 Snapshot Scheduler::Status() const {

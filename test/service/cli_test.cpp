@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <fstream>
 #include <thread>
 #include <nlohmann/json.hpp>
@@ -165,6 +166,37 @@ TEST_CASE("mgb watch prints the events of a run", "[cli]") {
   CHECK(watch.exit_code == 0);
   CHECK_THAT(watch.out, Catch::Contains("session-opened") && Catch::Contains("task-placed") &&
                             Catch::Contains("1.00 GiB"));
+}
+
+TEST_CASE("mgbd --verbose 1 logs each decision with its time", "[cli]") {
+  TempDir dir;
+  const std::string log = dir.File("mgbd.log");
+  const auto unix_now = [] {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  };
+  const double before = unix_now();
+  // mgbd in the background with its stderr in a file, one `mgb run`, then SIGTERM.
+  auto script = RunProcess(
+      {"/bin/sh", "-c",
+       "\"$0\" --socket \"$2\" --gpus \"$3\" --context-reserve 0 --verbose 1 2>\"$4\" & m=$!; i=0; "
+       "until \"$1\" status --socket \"$2\" >/dev/null 2>&1 || [ $i -ge 50 ]; do sleep 0.1; i=$((i+1)); done; "
+       "\"$1\" run --mem 1G --socket \"$2\" -- true; r=$?; kill $m; wait $m; exit $r",
+       MGB_MGBD, MGB_CLI, dir.File("mgbd.sock"), WriteGpuConfig(dir, 1, 16 * kGiB), log});
+  const double after = unix_now();
+  REQUIRE(script.exit_code == 0);
+  std::ifstream in(log);
+  std::string line, placed;
+  while (std::getline(in, line)) {
+    if (line.find(" placed ") != std::string::npos) placed = line;
+  }
+  INFO(placed);
+  double at = 0;
+  char kind[32] = {};
+  REQUIRE(std::sscanf(placed.c_str(), "mgbd: %lf %31s", &at, kind) == 2);
+  CHECK(std::string(kind) == "placed");
+  CHECK(at >= before - 1);
+  CHECK(at <= after + 1);
+  CHECK_THAT(placed, Catch::Contains("gpu 0 memory 1073741824"));
 }
 
 TEST_CASE("mgb run forwards SIGTERM to the program and releases its GPU", "[cli]") {

@@ -138,7 +138,7 @@ TEST_CASE("a grow that fits is granted past an older waiting grow when waiting w
   CHECK(c.sink.Has(core::EventKind::kTaskGrown, a.task));
 }
 
-TEST_CASE("a new session's context reserve can leave waiting grows hopeless: the youngest fails",
+TEST_CASE("a new session's context never takes the room waiting grows need: it waits behind them",
           "[core][memory][grow]") {
   Core c(Gpus(1, 16 * kGB), "mgb", kGB);
   const auto s1 = c.Open(), s2 = c.Open(), s3 = c.Open(), s4 = c.Open();
@@ -149,22 +149,42 @@ TEST_CASE("a new session's context reserve can leave waiting grows hopeless: the
   auto waits = c.s->TaskGrow(s2, b.task, 3 * kGB, 0, 2);  // room 16 - 3 - 10 = 3: just enough
   REQUIRE(waits.ok());
   REQUIRE_FALSE(waits->grown);
-  // A fourth session's first task takes the last 1 GB for its context: room 2 < 3.
+  // A fourth session's first task would take the last 1 GB for its context and leave room 2 < 3
+  // for the grows: it waits instead, and no grow fails.
   const auto newcomer = c.Begin(s4, Request(0), 3);
-  REQUIRE(newcomer.gpu == 0);
-  const core::Event *failed = nullptr;
-  for (const core::Event &e : c.sink.events) {
-    if (e.kind == core::EventKind::kTaskCancelled && e.is_grow) failed = &e;
-  }
-  REQUIRE(failed != nullptr);
-  CHECK(failed->task == b.task);  // the youngest
-  CHECK(failed->reason == core::CancelReason::kNoRoom);
-  CHECK(failed->grow_bytes == 3 * kGB);
-  const absl::Status status = c.s->CancelStatus(*failed);
-  CHECK(status.code() == absl::StatusCode::kResourceExhausted);
-  CHECK(std::string(status.message()).find("task " + std::to_string(b.task)) != std::string::npos);
-  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, a.task));  // room 16 - 4 - 5 = 7 >= 3
-  REQUIRE(c.s->CloseSession(s3, 4).ok());  // its task and context: 3 GB free
+  CHECK(newcomer.gpu == -1);
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, a.task));
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, b.task));
+  REQUIRE(c.s->CloseSession(s3, 4).ok());  // its task and context: 4 GB free
+  CHECK(c.sink.Has(core::EventKind::kTaskGrown, a.task));  // 1 GB left: b's grow still waits
+  CHECK(c.sink.PlacedOn(newcomer.task) == -1);              // and the newcomer behind it
+  REQUIRE(c.s->CloseSession(s1, 5).ok());  // 8 + 1 GB more: 10 free
+  CHECK(c.sink.Has(core::EventKind::kTaskGrown, b.task));
+  CHECK(c.sink.PlacedOn(newcomer.task) == 0);
+}
+
+TEST_CASE("a task is not placed into the room a waiting grow waits for: it goes elsewhere or waits",
+          "[core][memory][grow]") {
+  Core c(Gpus(2, 16 * kGB), "mgb");
+  const auto s = c.Open();
+  const auto a = c.Begin(s, Request(6 * kGB));   // g0
+  const auto b = c.Begin(s, Request(12 * kGB));  // g1
+  const auto d = c.Begin(s, Request(6 * kGB));   // g0: 4 free
+  REQUIRE(a.gpu == 0);
+  REQUIRE(b.gpu == 1);
+  REQUIRE(d.gpu == 0);
+  const auto grow = c.s->TaskGrow(s, a.task, 6 * kGB, 0, 1);  // 4 free on g0: waits
+  REQUIRE(grow.ok());
+  REQUIRE_FALSE(grow->grown);
+  // 3 GB fits g0's 4 free by itself, but that is the grow's room: it goes to g1 (4 free).
+  CHECK(c.Begin(s, Request(3 * kGB), 2).gpu == 1);
+  // 2 GB fits nowhere without taking the grow's room: it waits.
+  const auto late = c.Begin(s, Request(2 * kGB), 3);
+  CHECK(late.gpu == -1);
+  REQUIRE(c.s->TaskEnd(s, b.task, 4).ok());  // g1 frees 12: the waiter goes there
+  CHECK(c.sink.PlacedOn(late.task) == 1);
+  CHECK_FALSE(c.sink.Has(core::EventKind::kTaskGrown, a.task));  // g0 still has only 4 free
+  REQUIRE(c.s->TaskEnd(s, d.task, 5).ok());
   CHECK(c.sink.Has(core::EventKind::kTaskGrown, a.task));
 }
 

@@ -78,7 +78,7 @@ class ReferenceScheduler {
     t.deadline = r.deadline;
     std::vector<bool> excluded(gpus_.size(), false);
     if (head_gpu_ >= 0) excluded[head_gpu_] = true;
-    Fit fit = Choose(s, t, excluded);
+    Fit fit = BehindHead(s, t, excluded);
     if (fit.gpu < 0 && t.deadline != 0 && t.deadline <= now) return std::nullopt;
     const core::TaskId id = next_task_++;
     Task &stored = tasks_.emplace(id, t).first->second;
@@ -95,6 +95,7 @@ class ReferenceScheduler {
     if (waiting_.size() == 1) {
       stored.reserved_gpu = ChooseReservation(stored);
       head_gpu_ = stored.reserved_gpu;
+      head_task_ = id;
     }
     return -1;
   }
@@ -262,8 +263,11 @@ class ReferenceScheduler {
   uint64_t Needed(const Session &s, int g, uint64_t memory) const {
     return memory + (s.context[g] == kNone ? options_.context_reserve_bytes : 0);
   }
+  // A task never takes the room a grow waiting on that GPU waits for.
   bool FitsMemory(const Session &s, int g, uint64_t memory) const {
-    return Available(gpus_[g]) >= Needed(s, g, memory);
+    uint64_t growing = 0;
+    for (core::TaskId id : GrowsOn(g)) growing += tasks_.at(id).grow_extra;
+    return Sub(Available(gpus_[g]), growing) >= Needed(s, g, memory);
   }
 
   // Blocks of this shape an SM with this use can still take.
@@ -336,6 +340,31 @@ class ReferenceScheduler {
         return fit;
     }
     return fit;
+  }
+
+  bool Shadows() const {
+    return options_.policy.kind == core::PolicyKind::kMgb || options_.policy.kind == core::PolicyKind::kMemory;
+  }
+
+  // Behind a blocked head: Choose among the GPUs not excluded; else (mgb, memory) the head's GPU
+  // if the task fits there now and the head would still fit there with every task placed there
+  // after it began, this one included, each session of them (the head's too) with a context reserve.
+  Fit BehindHead(const Session &s, const Task &t, const std::vector<bool> &excluded) const {
+    Fit fit = Choose(s, t, excluded);
+    if (fit.gpu >= 0 || head_task_ == 0 || !Shadows()) return fit;
+    const Task &head = tasks_.at(head_task_);
+    const int gpu = head.reserved_gpu;
+    std::set<core::SessionId> sessions{head.session, t.session};
+    uint64_t held = head.memory + t.memory;
+    for (const auto &[id, other] : tasks_) {
+      if (id > head_task_ && other.gpu == gpu) {
+        held += other.memory;
+        sessions.insert(other.session);
+      }
+    }
+    held += sessions.size() * options_.context_reserve_bytes;
+    if (FitsMemory(s, gpu, t.memory) && held <= gpus_[gpu].spec.memory_bytes) return Fit{gpu, {}};
+    return Fit{};
   }
 
   int ChooseReservation(const Task &t) const {
@@ -446,17 +475,19 @@ class ReferenceScheduler {
       ApplyGrow(id, t, extra, now);
     }
     head_gpu_ = -1;
+    head_task_ = 0;
     std::vector<bool> excluded(gpus_.size(), false);
     for (const auto &[seq, id] : std::map<uint64_t, core::TaskId>(waiting_)) {
       Task &t = tasks_.at(id);
-      Fit fit = Choose(sessions_.at(t.session), t, excluded);
+      Fit fit = BehindHead(sessions_.at(t.session), t, excluded);
       if (fit.gpu >= 0) {
         Place(id, t, fit, now);
       } else if (head_gpu_ < 0) {
         if (t.reserved_gpu < 0) t.reserved_gpu = ChooseReservation(t);
         head_gpu_ = t.reserved_gpu;
+        head_task_ = id;
         excluded[head_gpu_] = true;
-        if (gpus_.size() == 1) break;
+        if (gpus_.size() == 1 && !Shadows()) break;
       }
     }
     FailHopelessGrows(now);
@@ -510,6 +541,7 @@ class ReferenceScheduler {
   std::map<uint64_t, core::TaskId> waiting_, growing_;
   std::set<std::pair<core::Micros, core::TaskId>> deadlines_, grow_deadlines_;
   int head_gpu_ = -1;
+  core::TaskId head_task_ = 0;
   uint32_t cg_next_ = 0;
   uint64_t next_seq_ = 1;
   core::SessionId next_session_ = 1;

@@ -24,11 +24,18 @@
 // most free warps of one: a long queue that cannot fit anywhere is not walked on every event.
 //
 // Fairness rule (docs/service.md): the queue is FIFO. The oldest waiting task that cannot be placed
-// reserves one GPU (sticky: chosen once, the one with most available memory among those whose
-// capacity can ever hold it); younger tasks may be placed ahead of it, but only on other GPUs
-// (backfilling). Pending grows of running tasks are served before any waiting TaskBegin and ignore
-// the reservation (the growing program is blocked and holds memory: making it wait behind the
-// reservation could deadlock).
+// (the head) reserves one GPU (sticky: chosen once, the one with most available memory among those
+// whose capacity can ever hold it); younger tasks may be placed ahead of it on other GPUs
+// (backfilling) and, under mgb and memory, on its GPU within its shadow: the memory the head will
+// not need once every task older than it has ended (capacity - the head - every task placed there
+// after the head began, each of their sessions and the head's with a context reserve). So the head
+// waits at most for the tasks (and sessions) that were there when it began, whatever arrives after.
+// Pending grows of running tasks are served before any waiting TaskBegin and ignore the reservation
+// (the growing program is blocked and holds memory: making it wait behind the reservation could
+// deadlock); while a grow waits on a GPU, no task is placed into the room it waits for there
+// (FitsMemory counts Available less the waiting grows' extra bytes): a new task would make the
+// blocked program wait longer (seen in the evaluation: a +80 GB grow waited behind two tasks
+// placed after it asked).
 //
 // Grow liveness (docs/service.md, "Grow liveness"): a task waiting to grow holds its memory, so
 // tasks on one GPU that all wait to grow can wait for each other forever. For GPU g let
@@ -246,12 +253,14 @@ class Scheduler {
     uint32_t contexts = 0;        // sessions charged a context reserve here
     uint32_t pending_contexts = 0;  // of those, with no usage report yet (not in NVML's view)
     uint64_t unallocated = 0;     // sum over tasks of max(0, reservation - reported allocated)
+    uint64_t growing_extra = 0;   // the extra bytes of the grows waiting here
     uint64_t nvml_free = 0, nvml_used = 0;
     Micros nvml_read = 0;          // when nvml_free was read
     Micros last_change = 0;        // last placement, end, grow, usage report or context here
     uint64_t warps = 0;
     uint32_t tasks = 0;
     uint32_t pinned_sessions = 0;  // single / cg:N
+    std::set<TaskId> placed;       // the tasks placed here, by id (= TaskBegin order)
     std::vector<SmUse> sm_use;     // mgb-sm only
     uint32_t next_sm = 0;          // mgb-sm round robin start
     SmTotal sm_total;              // mgb-sm: sm_use summed (an O(1) bound on the room left)
@@ -295,6 +304,8 @@ class Scheduler {
   absl::StatusOr<Task *> PlacedTask(SessionId session, TaskId task);
 
   uint64_t Available(const GpuState &g) const;
+  // What a task may be placed into: Available less the grows waiting there, which go first.
+  uint64_t RoomForTasks(const GpuState &g) const;
   uint64_t Needed(const Session &s, int gpu, uint64_t memory) const;
   uint64_t WarpsOn(const GpuState &g, const LaunchShape &shape) const;
   // The GPU the policy picks for the task among those not excluded, or gpu -1.
@@ -311,7 +322,21 @@ class Scheduler {
     bool open = false;
     WaitingIndex::Keys limits{};
   };
-  OpenRoom RoomForUnpinned(const std::vector<bool> &excluded) const;
+  // Shadow backfilling (mgb, memory; see the top): what the head's reserved GPU must hold once
+  // every task older than the head has ended. gpu -1: no younger task may go there.
+  struct Shadow {
+    int gpu = -1;
+    uint64_t capacity = 0;
+    uint64_t held = 0;                // the head's and its jumpers' memory and context reserves
+    std::vector<SessionId> sessions;  // charged a context reserve in `held` (the head's first)
+  };
+  Shadow ShadowOfHead() const;
+  uint64_t ShadowCost(const Shadow &shadow, const Task &t) const;
+  // Choose among the GPUs not excluded, else the head's GPU if the task fits its shadow.
+  Fit ChooseBehindHead(const Session &s, const Task &t, const std::vector<bool> &excluded,
+                       const Shadow &shadow) const;
+  void TakeShadow(Shadow &shadow, const Task &t) const;
+  OpenRoom RoomForUnpinned(const std::vector<bool> &excluded, const Shadow &shadow) const;
   uint64_t MinWarps(const LaunchShape &shape) const;
 
   void Place(TaskId id, Task &t, Fit fit, Micros now);
@@ -322,7 +347,7 @@ class Scheduler {
   // Adds (charge) or takes back a task's blocks in the per-SM use and its totals; returns them.
   static uint64_t CountSms(GpuState &g, const LaunchShape &shape,
                            const std::vector<uint16_t> &sm_blocks, bool charge);
-  void Release(Task &t);
+  void Release(TaskId id, Task &t);
   void Withdraw(TaskId id, Task &t, CancelReason reason, Micros now);
   void Enqueue(TaskId id, Task &t);
   void Dequeue(TaskId id, Task &t);
@@ -364,6 +389,7 @@ class Scheduler {
   std::set<std::pair<Micros, TaskId>> deadlines_;       // waiting TaskBegins
   std::set<std::pair<Micros, TaskId>> grow_deadlines_;  // pending grows
   int head_gpu_ = -1;  // the GPU reserved by the blocked queue head, -1 if none
+  TaskId head_task_ = 0;  // the blocked queue head, 0 if none
   uint64_t max_capacity_ = 0;
   uint32_t cg_next_ = 0;
   uint64_t next_seq_ = 1;
