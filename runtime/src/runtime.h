@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -27,6 +28,7 @@
 #include "session.h"
 #include "standin_arena.h"
 #include "usage_reporter.h"
+#include "wait_clock.h"
 
 namespace mgb::runtime {
 
@@ -104,6 +106,8 @@ class Runtime {
   int DeviceOfTask(uint64_t task_id);
   uint64_t ReservedBytes(uint64_t task_id);
   size_t OpenTasks();
+  // Time blocked on mgbd so far (printed at Shutdown as MGB_WAIT_MS).
+  const WaitClock &Waits() const { return waits_; }
 
  private:
   struct ThreadState {
@@ -204,6 +208,9 @@ class Runtime {
   };
   std::vector<SymbolWrite> symbol_writes_;  // in call order; a write hides older ones it covers
   size_t heap_bytes_ = kDefaultHeapBytes;
+
+  WaitClock waits_;
+  std::atomic<bool> waits_printed_{false};
 
   UsageReporter usage_{[this] { return session_.client(); }};  // last: stops first
 };

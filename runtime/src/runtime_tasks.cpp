@@ -85,7 +85,7 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
   }
   // The slack joins the budget (Task::Budget leaves out only the heap).
   const uint64_t asked = bytes + heap + session_.Config().task_slack_bytes;
-  auto placed = client->TaskBegin(asked, shape, site);
+  auto placed = waits_.Time(WaitClock::kBegin, [&] { return client->TaskBegin(asked, shape, site); });
   if (!placed.ok()) {
     session_.Fail("task at " + site + " (" + std::to_string(asked) +
                   " bytes with the heap and slack) was not placed: " + placed.status().ToString());
@@ -225,7 +225,7 @@ Runtime::Reserve Runtime::ReserveInTask(uint64_t task_id, uint64_t bytes,
   std::shared_ptr<Client> client = session_.client();
   if (client == nullptr) return Reserve::kDone;
   // A wrong estimate costs waiting here, never another program's out-of-memory.
-  auto grown = client->TaskGrow(task_id, missing);
+  auto grown = waits_.Time(WaitClock::kGrow, [&] { return client->TaskGrow(task_id, missing); });
   if (!grown.ok()) {
     {
       std::lock_guard lock(mu_);
@@ -347,6 +347,9 @@ void Runtime::Shutdown() {
     for (uint64_t id : open) (void)client->TaskEnd(id);
   }
   session_.Close();
+  if (const std::string line = waits_.Line(); !line.empty() && !waits_printed_.exchange(true)) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
 }
 
 }  // namespace mgb::runtime

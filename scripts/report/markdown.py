@@ -91,6 +91,22 @@ def _bound_lines(a):
             f"Solo times are the jobs' run times in the single-assignment run."]
 
 
+def _wait_lines(a):
+    """Time the jobs were blocked on mgbd, from libmgb's MGB_WAIT_MS lines (runs that have them)."""
+    rows = []
+    for r in a.runs:
+        waits = [j.waits_ms for j in r.jobs if j.waits_ms is not None]
+        if waits:
+            rows.append(f"| {_run_name(a, r)} | {r.workers} | {len(waits)} of {len(r.jobs)} | "
+                        f"{sum(w[0] for w in waits) / 1000:.1f} | {sum(w[1] for w in waits) / 1000:.1f} |")
+    if not rows:
+        return []
+    return ["", "Time the jobs were blocked on mgbd (libmgb's `MGB_WAIT_MS`, summed over the jobs; a "
+            "grow that waited inside a launch also counts in that launch's kernel time):", "",
+            "| run | workers | jobs reporting | waiting for a GPU s | waiting to grow s |",
+            "|---|---|---|---|---|"] + rows
+
+
 def _kernel_lines(a, mark):
     rows = [(r, a.slowdown(r)[1]) for r in a.runs if r is not a.single and not r.simulated]
     rows = [(r, k) for r, k in rows if k]
@@ -198,6 +214,7 @@ def section(runs, node, plots_dir, simulated):
         lines += ["", f"### Workload {a.workload}{mark}", ""]
         lines += _runs_table(a, mark)
         lines += [""] + _bound_lines(a)
+        lines += _wait_lines(a)
         lines += _kernel_lines(a, mark)
         groups.append((a.workload, [(r, a.normalised(r)) for r in a.runs]))
         if plots_dir and any(r.samples for r in a.runs):

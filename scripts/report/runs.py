@@ -28,6 +28,7 @@ class Job:
     kernels_ms: dict = field(default_factory=dict)  # kernel name -> summed ms
     held_s: float = 0.0  # seconds NVML saw it hold >= 90% of memory_bytes (0: no samples)
     stopped: bool = False  # ended by the runner's SIGTERM when its run was interrupted: no verdict
+    waits_ms: tuple = None  # (begin, grow): libmgb's time blocked on mgbd (MGB_WAIT_MS); None: not printed
 
     @property
     def finished(self):
@@ -134,7 +135,17 @@ def _real_job(j, where, interrupted):
                crashed=bool(_need(j, "crashed", where)) and not stopped,
                oom=bool(j.get("oom", False)), stopped=stopped,
                kernels_ms=kernels, held_s=_held_s(j.get("memory_samples", []),
-                                                  int(j.get("memory_bytes", 0)), where))
+                                                  int(j.get("memory_bytes", 0)), where),
+               waits_ms=_waits_ms(j, where))
+
+
+def _waits_ms(j, where):
+    waits = j.get("mgb_wait_ms")
+    if waits is None:
+        return None
+    if not isinstance(waits, dict):
+        raise InputError(f"{where}.mgb_wait_ms: must be an object with begin and grow")
+    return (_number(waits, "begin", f"{where}.mgb_wait_ms"), _number(waits, "grow", f"{where}.mgb_wait_ms"))
 
 
 def _held_s(samples, memory_bytes, where):

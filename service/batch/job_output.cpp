@@ -37,6 +37,18 @@ void AddKernelLine(const std::string& line, std::vector<KernelTime>& kernels) {
   }
 }
 
+void AddWaitLine(const std::string& line, JobOutput& out) {
+  try {
+    const double begin = std::stod(Field(line, "begin"));
+    const double grow = std::stod(Field(line, "grow"));
+    out.wait_begin_ms += begin;
+    out.wait_grow_ms += grow;
+    out.waits_reported = true;
+  } catch (const std::exception&) {
+    // malformed: ignored, as for kernel lines
+  }
+}
+
 bool ContainsOom(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
   return text.find("out of memory") != std::string::npos ||
@@ -54,6 +66,8 @@ JobOutput ParseJobOutput(const std::string& stdout_text, const std::string& stde
     while (std::getline(lines, line)) {
       if (line.rfind("MGB_KERNEL_MS ", 0) == 0) {
         AddKernelLine(line, out.kernels);
+      } else if (line.rfind("MGB_WAIT_MS ", 0) == 0) {
+        AddWaitLine(line, out);
       } else if (line.rfind("MGB_RESULT ", 0) == 0) {
         std::istringstream words(line.substr(11));
         words >> out.result;

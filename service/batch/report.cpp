@@ -62,6 +62,7 @@ std::string BatchResultToJson(const BatchResult& result, const RunInfo& info,
               {"kernels", kernels},
               {"stdout", r.stdout_path},
               {"stderr", r.stderr_path}};
+    if (r.waits_reported) j["mgb_wait_ms"] = {{"begin", r.wait_begin_ms}, {"grow", r.wait_grow_ms}};
     if (r.memory_sampled) {
       json memory = json::array();
       for (const MemorySample& m : r.memory_samples) memory.push_back(json::array({m.t_s, m.bytes}));

@@ -73,6 +73,9 @@ void Complete(JobRecord& r, int status, double now) {
   r.crashed = !(WIFEXITED(status) && r.exit_code == 0);
   JobOutput output = ParseJobOutput(ReadFile(r.stdout_path), ReadFile(r.stderr_path));
   r.kernels = output.kernels;
+  r.waits_reported = output.waits_reported;
+  r.wait_begin_ms = output.wait_begin_ms;
+  r.wait_grow_ms = output.wait_grow_ms;
   r.result = output.result;
   r.oom = r.crashed && output.mentions_oom;
 }

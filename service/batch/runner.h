@@ -56,6 +56,8 @@ struct JobRecord {
   bool oom = false;       // crashed, and its output says "out of memory"
   std::string result;     // its MGB_RESULT verdict, if any
   std::vector<KernelTime> kernels;
+  bool waits_reported = false;  // libmgb printed MGB_WAIT_MS: time blocked on mgbd, in ms
+  double wait_begin_ms = 0, wait_grow_ms = 0;
   std::string stdout_path, stderr_path;
   bool memory_sampled = false;               // per-process memory was observed for this job
   std::vector<MemorySample> memory_samples;  // while it ran; meaningful when memory_sampled

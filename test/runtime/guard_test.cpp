@@ -1,6 +1,8 @@
 // The allocation guard: past the reservation, grow through mgbd (waiting) before allocating.
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <string>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -63,6 +65,17 @@ TEST_CASE("growth blocks until another program frees memory", "[runtime][guard]"
   CHECK(result == cudaSuccess);
   CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(400));
   m.runtime->TaskEnd(task);
+  // The wait is on the clock libmgb prints at exit (MGB_WAIT_MS): one grow of >= 400 ms.
+  double begin_ms = -1, grow_ms = -1;
+  unsigned long long begins = 0, grows = 0;
+  const std::string line = m.runtime->Waits().Line();
+  INFO(line);
+  REQUIRE(std::sscanf(line.c_str(), "MGB_WAIT_MS begin=%lf grow=%lf begins=%llu grows=%llu",
+                      &begin_ms, &grow_ms, &begins, &grows) == 4);
+  CHECK(begins == 2);
+  CHECK(grows == 1);
+  CHECK(grow_ms >= 400);
+  CHECK(begin_ms < 400);  // both tasks were placed at once
 }
 
 TEST_CASE("a growth mgbd refuses for good fails the allocation like CUDA's out-of-memory",

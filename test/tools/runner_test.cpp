@@ -161,7 +161,9 @@ TEST_CASE("the JSON record carries the summary, every job's fields and GPU sampl
   RunnerOptions options;
   options.workers = 2;
   options.log_dir = dir.path();
-  BatchResult r = RunBatch({Shell("a", "echo 'MGB_KERNEL_MS name=k ms=4 launches=2'"),
+  BatchResult r = RunBatch({Shell("a", "echo 'MGB_KERNEL_MS name=k ms=4 launches=2'; "
+                                       "echo 'MGB_WAIT_MS begin=1.5 grow=250.0 begins=1 grows=1' >&2; "
+                                       "echo 'MGB_WAIT_MS begin=0.5 grow=0.0 begins=1 grows=0' >&2"),
                             Shell("b", "echo 'out of memory' >&2; exit 1")},
                            options);
   RunInfo info{"cg:2", "jobs.json", "/tmp/s.sock", 2, "", ""};
@@ -182,6 +184,10 @@ TEST_CASE("the JSON record carries the summary, every job's fields and GPU sampl
   CHECK(doc["jobs"][0]["kernel_ms"] == 4.0);
   CHECK(doc["jobs"][0]["kernels"][0]["launches"] == 2);
   CHECK(doc["jobs"][1]["oom"] == true);
+  // libmgb's waits, summed over the job's processes; absent for a job that printed none.
+  CHECK(doc["jobs"][0]["mgb_wait_ms"]["begin"] == 2.0);
+  CHECK(doc["jobs"][0]["mgb_wait_ms"]["grow"] == 250.0);
+  CHECK_FALSE(doc["jobs"][1].contains("mgb_wait_ms"));
   CHECK(doc["gpu_samples"][0]["gpus"][1]["util"] == 10);
   CHECK(doc["gpu_samples"][0]["gpus"][0]["mem_used"] == 1000);
   // Per-job memory fields appear only where memory was sampled (job_memory_test.cpp).

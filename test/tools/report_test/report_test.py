@@ -147,6 +147,22 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| mgb throughput vs single-assignment | >= 2.5x | 1.36x (mean of 1 workload(s)) |", text)
         self.assertIn("| crashed jobs under mgb | 0 | 1 |", text)
 
+    def test_mgb_waits_are_summed_per_run(self):
+        measured_runs(self.results)
+        jobs = [job("A", 80, 0, 11, 8400), job("B", 80, 0, 11, 8400), job("C", 10, 0, 6, 4200)]
+        jobs[0]["mgb_wait_ms"] = {"begin": 1500.0, "grow": 250.0}
+        jobs[1]["mgb_wait_ms"] = {"begin": 500.0, "grow": 0.0}
+        write(os.path.join(self.results, "w1-mgb-w6.json"), run("mgb", 6, jobs))
+        proc, text = generate(self.results, self.out, "--no-plots")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("| mgb | 6 | 2 of 3 | 2.0 | 0.2 |", text)
+        self.assertEqual(text.count("waiting for a GPU s"), 1)  # runs without the lines: no rows
+        jobs[2]["mgb_wait_ms"] = {"begin": "soon"}
+        write(os.path.join(self.results, "w1-mgb-w6.json"), run("mgb", 6, jobs))
+        proc, _ = generate(self.results, self.out, "--no-plots")
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("jobs[2].mgb_wait_ms", proc.stderr)
+
     def test_simulated_only_says_nothing_measured(self):
         simulated_runs(self.results)
         proc, text = generate(self.results, self.out)
