@@ -14,11 +14,26 @@ using namespace clang::ast_matchers;
 
 void ApiCallRenamer::registerMatchers(MatchFinder &finder) {
   finder.addMatcher(callExpr(unless(cudaKernelCallExpr())).bind("call"), this);
+  // A runtime function named as a value, not called: `std::unique_ptr<float,
+  // decltype(&cudaFree)> p(q, &cudaFree)`. Left as CUDA's, it would free mgb-managed memory
+  // behind libmgb's back.
+  finder.addMatcher(declRefExpr(to(functionDecl())).bind("value"), this);
 }
 
 void ApiCallRenamer::run(const MatchFinder::MatchResult &result) {
-  const auto *call = result.Nodes.getNodeAs<CallExpr>("call");
   const SourceManager &SM = *result.SourceManager;
+  if (const auto *value = result.Nodes.getNodeAs<DeclRefExpr>("value")) {
+    const auto *FD = cast<FunctionDecl>(value->getDecl());
+    // Template specializations (CUDA's C++ overloads) have no mgb_ twin of the same shape.
+    if (!FD->getIdentifier() || FD->getPrimaryTemplate() || !cudaOpKind(FD->getName()) ||
+        !isCudaRuntimeDecl(FD) || callees_.count(value))
+      return;
+    renameToken(value->getLocation(), FD->getName(), result);
+    return;
+  }
+  const auto *call = result.Nodes.getNodeAs<CallExpr>("call");
+  // Matches come in traversal order, a call before its callee: the callee is no value.
+  callees_.insert(call->getCallee()->IgnoreParenImpCasts());
   bool rewritten = false;
   llvm::StringRef name = cudaNameOfCallee(call, &rewritten);
   if (name.empty() || rewritten)
@@ -35,29 +50,8 @@ void ApiCallRenamer::run(const MatchFinder::MatchResult &result) {
   } else {
     return;
   }
-  SourceLocation expansion = SM.getExpansionLoc(nameLoc);
-  if (!edits_.isEditable(expansion, SM)) {
-    // A project header outside --root (cuda-samples' Common/helper_cuda.h calling cudaSetDevice)
-    // is not rewritten: a `#define` at the top of the translation unit's source renames the call
-    // there (the source includes cuda_runtime.h and mgb.h before it).
-    SourceLocation main = SM.getLocForStartOfFile(SM.getMainFileID());
-    if (!SM.isInSystemHeader(expansion) && edits_.isEditable(main, SM))
-      if (OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getMainFileID()))
-        edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+  if (!renameToken(nameLoc, name, result))
     return;
-  }
-  // The callee token where it is spelled: the file, a macro argument, or a project macro's body.
-  SourceLocation spelling = SM.getSpellingLoc(nameLoc);
-  std::string twin = replacementName(name);
-  unsigned length = Lexer::MeasureTokenLength(spelling, SM, result.Context->getLangOpts());
-  if (!edits_.replace(CharSourceRange::getCharRange(spelling, spelling.getLocWithOffset(length)),
-                      twin, SM)) {
-    // Spelled where it cannot be edited (token pasting, a system macro): `#define` fallback.
-    OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getFileID(expansion));
-    if (entry)
-      edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
-    return;
-  }
   // mgb_ twins declare no default arguments: spell out the ones the call relies on.
   std::string defaults;
   PrintingPolicy policy(result.Context->getLangOpts());
@@ -75,6 +69,35 @@ void ApiCallRenamer::run(const MatchFinder::MatchResult &result) {
       call->getNumArgs() > 0)
     if (auto r = editableRange(call->getArg(0)->getSourceRange(), SM, result.Context->getLangOpts()))
       edits_.insert(r->getBegin(), "(const void *)", SM);
+}
+
+bool ApiCallRenamer::renameToken(SourceLocation nameLoc, llvm::StringRef name,
+                                 const MatchFinder::MatchResult &result) {
+  const SourceManager &SM = *result.SourceManager;
+  SourceLocation expansion = SM.getExpansionLoc(nameLoc);
+  if (!edits_.isEditable(expansion, SM)) {
+    // A project header outside --root (cuda-samples' Common/helper_cuda.h calling cudaSetDevice)
+    // is not rewritten: a `#define` at the top of the translation unit's source renames the call
+    // there (the source includes cuda_runtime.h and mgb.h before it).
+    SourceLocation main = SM.getLocForStartOfFile(SM.getMainFileID());
+    if (!SM.isInSystemHeader(expansion) && edits_.isEditable(main, SM))
+      if (OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getMainFileID()))
+        edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+    return false;
+  }
+  // The name token where it is spelled: the file, a macro argument, or a project macro's body.
+  SourceLocation spelling = SM.getSpellingLoc(nameLoc);
+  std::string twin = replacementName(name);
+  unsigned length = Lexer::MeasureTokenLength(spelling, SM, result.Context->getLangOpts());
+  if (!edits_.replace(CharSourceRange::getCharRange(spelling, spelling.getLocWithOffset(length)),
+                      twin, SM)) {
+    // Spelled where it cannot be edited (token pasting, a system macro): `#define` fallback.
+    OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getFileID(expansion));
+    if (entry)
+      edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+    return false;
+  }
+  return true;
 }
 
 } // namespace mgb::rewriter

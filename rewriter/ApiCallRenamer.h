@@ -1,10 +1,13 @@
-// Renames calls of CUDA runtime functions to their mgb_ twins (callee token only).
+// Renames calls of CUDA runtime functions to their mgb_ twins (callee token only), and the
+// functions where they are named as values (a deleter `&cudaFree`).
 #ifndef MGB_REWRITER_APICALLRENAMER_H
 #define MGB_REWRITER_APICALLRENAMER_H
 
 #include "EditSet.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include <set>
 
 namespace mgb::rewriter {
 
@@ -13,9 +16,16 @@ public:
   explicit ApiCallRenamer(EditSet &edits) : edits_(edits) {}
   void registerMatchers(clang::ast_matchers::MatchFinder &finder);
   void run(const clang::ast_matchers::MatchFinder::MatchResult &result) override;
+  void onStartOfTranslationUnit() override { callees_.clear(); }
 
 private:
+  // Replaces the name token at nameLoc by name's twin; false when it could not be edited there
+  // (a `#define` fallback is recorded instead).
+  bool renameToken(clang::SourceLocation nameLoc, llvm::StringRef name,
+                   const clang::ast_matchers::MatchFinder::MatchResult &result);
+
   EditSet &edits_;
+  std::set<const clang::Expr *> callees_; // callees of the calls seen so far
 };
 
 } // namespace mgb::rewriter

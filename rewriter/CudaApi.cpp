@@ -124,6 +124,29 @@ llvm::StringRef cudaNameOfCallee(const clang::CallExpr *call, bool *alreadyRewri
   return isCudaRuntimeDecl(pattern) ? name : llvm::StringRef();
 }
 
+llvm::StringRef cudaLibraryOf(const clang::Decl *D) {
+  if (!D)
+    return {};
+  const clang::SourceManager &SM = D->getASTContext().getSourceManager();
+  clang::SourceLocation loc = SM.getExpansionLoc(D->getLocation());
+  if (!SM.isInSystemHeader(loc))
+    return {};
+  llvm::StringRef path = SM.getFilename(loc);
+  llvm::StringRef file = llvm::sys::path::filename(path);
+  static const std::pair<const char *, const char *> libraries[] = {
+      {"cublas", "cuBLAS"},     {"cufft", "cuFFT"}, {"curand", "cuRAND"}, {"cusparse", "cuSPARSE"},
+      {"cusolver", "cuSOLVER"}, {"cudnn", "cuDNN"}, {"nccl", "NCCL"},     {"nvjpeg", "nvJPEG"},
+      {"npp", "NPP"}};
+  for (const auto &[prefix, name] : libraries)
+    if (file.starts_with(prefix))
+      return name;
+  if (path.contains("/thrust/"))
+    return "thrust";
+  if (path.contains("/cub/"))
+    return "cub";
+  return {};
+}
+
 bool isMgbProbeName(llvm::StringRef name) {
   return name == "mgb_task_begin" || name == "mgb_task_end" || name == "mgb_prepare" ||
          name == "mgb_launch_prepare";

@@ -29,6 +29,10 @@ bool isCudaRuntimeDecl(const clang::Decl *D);
 // rewritten mgb_cudaMalloc (so that rewritten code is still understood); empty otherwise.
 llvm::StringRef cudaNameOfCallee(const clang::CallExpr *call, bool *alreadyRewritten = nullptr);
 
+// The CUDA library whose system header declares D ("cuBLAS", "cuFFT", ..., "thrust", "cub"), or
+// empty. Such libraries launch kernels and take device memory inside themselves.
+llvm::StringRef cudaLibraryOf(const clang::Decl *D);
+
 // mgb.h probe names whose presence in a function means it was rewritten already.
 bool isMgbProbeName(llvm::StringRef name);
 

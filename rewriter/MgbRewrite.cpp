@@ -2,8 +2,10 @@
 
 #include "ApiCallRenamer.h"
 #include "CudaApi.h"
+#include "ForeignStreamWrapper.h"
 #include "FunctionTaskCallback.h"
 #include "LaunchSpacingFS.h"
+#include "LibraryCallReporter.h"
 #include "ThrustUseReporter.h"
 #include "UnmanagedLaunchReporter.h"
 
@@ -25,24 +27,35 @@
 #ifndef MGB_CUDA_PATH
 #define MGB_CUDA_PATH "/usr/local/cuda"
 #endif
+#ifndef MGB_HOST_GCC_INCLUDE
+#define MGB_HOST_GCC_INCLUDE ""
+#endif
 
 namespace mgb::rewriter {
 
 using namespace clang;
 
 std::vector<std::string> cudaParseArguments() {
-  return {"-x", "cuda", "--cuda-host-only", "--cuda-path=" MGB_CUDA_PATH, "-nocudalib",
-          "-Wno-unknown-cuda-version", "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
-          "--cuda-gpu-arch=sm_90", "-isystem", MGB_SHIM_DIR,
-          // CUDA 13 keeps libcu++/thrust/cub here (nvcc adds it itself); cooperative_groups.h
-          // and thrust need it.
-          "-isystem", MGB_CUDA_PATH "/include/cccl",
-          // Declares runtime functions CUDA 12/13 removed that older programs still call.
-          "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h",
-          // Host min()/max() overloads nvcc has and clang's CUDA wrapper makes device-only.
-          "-include", MGB_SHIM_DIR "/mgb_host_math.h",
-          // Rewritten sources include <mgb/mgb.h>: rewriting them again must parse.
-          "-idirafter", MGB_RUNTIME_INCLUDE};
+  std::vector<std::string> args = {
+      "-x", "cuda", "--cuda-host-only", "--cuda-path=" MGB_CUDA_PATH, "-nocudalib",
+      "-Wno-unknown-cuda-version", "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
+      "--cuda-gpu-arch=sm_90", "-isystem", MGB_SHIM_DIR,
+      // CUDA 13 keeps libcu++/thrust/cub here (nvcc adds it itself); cooperative_groups.h
+      // and thrust need it.
+      "-isystem", MGB_CUDA_PATH "/include/cccl",
+      // Declares runtime functions CUDA 12/13 removed that older programs still call.
+      "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h",
+      // Host min()/max() overloads nvcc has and clang's CUDA wrapper makes device-only.
+      "-include", MGB_SHIM_DIR "/mgb_host_math.h",
+      // Rewritten sources include <mgb/mgb.h>: rewriting them again must parse.
+      "-idirafter", MGB_RUNTIME_INCLUDE};
+  // nvcc's host GCC finds omp.h (cuda-samples UnifiedMemoryStreams, cudaOpenMP) in its own
+  // include directory, which clang does not search; last, so clang's builtin headers still win.
+  if (*MGB_HOST_GCC_INCLUDE) {
+    args.push_back("-idirafter");
+    args.push_back(MGB_HOST_GCC_INCLUDE);
+  }
+  return args;
 }
 
 tooling::ArgumentsAdjuster cudaArgumentsAdjuster() {
@@ -143,11 +156,15 @@ RewriteSession::RewriteSession(std::string root,
       fs_(std::move(fs)), renamer_(std::make_unique<ApiCallRenamer>(edits_)),
       tasks_(std::make_unique<FunctionTaskCallback>(edits_, explainStream_, warningStream_)),
       unmanaged_(std::make_unique<UnmanagedLaunchReporter>(edits_, warningStream_)),
-      thrust_(std::make_unique<ThrustUseReporter>(edits_, warningStream_)) {
+      thrust_(std::make_unique<ThrustUseReporter>(edits_, warningStream_)),
+      streams_(std::make_unique<ForeignStreamWrapper>(edits_)),
+      libraries_(std::make_unique<LibraryCallReporter>(edits_, warningStream_)) {
   renamer_->registerMatchers(finder_);
   tasks_->registerMatchers(finder_);
   unmanaged_->registerMatchers(finder_);
   thrust_->registerMatchers(finder_);
+  streams_->registerMatchers(finder_);
+  libraries_->registerMatchers(finder_);
 }
 
 RewriteSession::~RewriteSession() = default;

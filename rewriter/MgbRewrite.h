@@ -20,6 +20,8 @@ class ApiCallRenamer;
 class FunctionTaskCallback;
 class UnmanagedLaunchReporter;
 class ThrustUseReporter;
+class ForeignStreamWrapper;
+class LibraryCallReporter;
 
 struct FileResult {
   std::string path;      // canonical path of the original
@@ -64,6 +66,8 @@ private:
   std::unique_ptr<FunctionTaskCallback> tasks_;
   std::unique_ptr<UnmanagedLaunchReporter> unmanaged_;
   std::unique_ptr<ThrustUseReporter> thrust_;
+  std::unique_ptr<ForeignStreamWrapper> streams_;
+  std::unique_ptr<LibraryCallReporter> libraries_;
 };
 
 // Rewrites one in-memory source (unit tests). Parse errors come back as an error.

@@ -587,6 +587,10 @@ private:
     const Stmt *P = parentOf(ref);
     if (const auto *ME = dyn_cast_or_null<MemberExpr>(P))
       P = parentOf(ME);
+    // A kernel argument is copied into the launch: in a template (SHOC Scan's
+    // `k<T, 256><<<nb, nt>>>(d, nb)`) it has no implicit cast around it, but it is still a read.
+    if (const auto *K = dyn_cast_or_null<CUDAKernelCallExpr>(P))
+      return K->getCallee()->IgnoreParenImpCasts() != ref;
     return isa_and_nonnull<ImplicitCastExpr, CXXConstructExpr>(P);
   }
 
@@ -725,6 +729,15 @@ private:
     T.gridText = *grid;
     T.blockText = *block;
     T.kernelText = kernelText(first->call, SM_, LO_, false);
+    // A kernel called through a pointer variable (`kernel = &copy;` in the task's loop, as in
+    // cuda-samples transpose) may hold no kernel yet at the begin: name it only when its value
+    // there is the launch's; otherwise nullptr (the kernel is optional for mgb_task_begin).
+    const Expr *callee = first->call->getCallee()->IgnoreParenImpCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(callee); DRE && isa<VarDecl>(DRE->getDecl())) {
+      std::optional<std::string> k =
+          facts_.localVar(DRE) ? textAtBegin(DRE, begin) : std::optional<std::string>();
+      T.kernelText = k ? *k : "nullptr";
+    }
     return "";
   }
 

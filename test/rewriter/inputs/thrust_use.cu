@@ -51,3 +51,14 @@ int main() {
   printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }
+
+// Round 4: a stream handed to thrust through par.on(s) is translated like a launch stream.
+// CHECK-LABEL: float sumOnStream(const float *d, int n)
+float sumOnStream(const float *d, int n) {
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  // CHECK: thrust::reduce(thrust::cuda::par.on(mgb_real_stream(s)), d, d + n);
+  float sum = thrust::reduce(thrust::cuda::par.on(s), d, d + n);
+  cudaStreamDestroy(s);
+  return sum;
+}

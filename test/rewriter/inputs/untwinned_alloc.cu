@@ -65,12 +65,13 @@ int main() {
   cudaStream_t stream;
   cudaStreamCreate(&stream);
   float *acc;
-  // CHECK: {{^}}  cudaMallocAsync((void **)&acc, w * h * sizeof(float), stream);
+  // CHECK: {{^}}  cudaMallocAsync((void **)&acc, w * h * sizeof(float), mgb_real_stream(stream));
   cudaMallocAsync((void **)&acc, w * h * sizeof(float), stream);
   addPlanes<<<(w * h + 127) / 128, 128, 0, stream>>>(vol, acc, w, h, d);
   float sums[w * h];
   cudaMemcpyAsync(sums, acc, w * h * sizeof(float), cudaMemcpyDeviceToHost, stream);
   cudaStreamSynchronize(stream);
+  // CHECK: {{^}}  cudaFreeAsync(acc, mgb_real_stream(stream));
   cudaFreeAsync(acc, stream);
   cudaStreamDestroy(stream);
   cudaFree(vol.ptr);

@@ -1,0 +1,39 @@
+#include "LibraryCallReporter.h"
+
+#include "CudaApi.h"
+#include "SourceText.h"
+
+#include "clang/AST/Expr.h"
+
+namespace mgb::rewriter {
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+void LibraryCallReporter::registerMatchers(MatchFinder &finder) {
+  finder.addMatcher(callExpr(callee(functionDecl())).bind("call"), this);
+}
+
+void LibraryCallReporter::run(const MatchFinder::MatchResult &result) {
+  const auto *call = result.Nodes.getNodeAs<CallExpr>("call");
+  const FunctionDecl *FD = call->getDirectCallee();
+  const SourceManager &SM = *result.SourceManager;
+  SourceLocation at = SM.getExpansionLoc(call->getBeginLoc());
+  // Only the user's code: the libraries call themselves inside their own (system) headers.
+  if (!FD || !FD->getIdentifier() || !at.isValid() || SM.isInSystemHeader(at) ||
+      !edits_.isEditable(at, SM))
+    return;
+  const FunctionDecl *pattern =
+      FD->getPrimaryTemplate() ? FD->getPrimaryTemplate()->getTemplatedDecl() : FD;
+  llvm::StringRef library = cudaLibraryOf(pattern);
+  if (library.empty() || library == "thrust")
+    return;
+  std::string text = siteOf(at, SM) + ": warning: " + FD->getName().str() +
+                     " works on the GPU through " + library.str() +
+                     ": its kernels and memory are not managed by mgb (they use the device "
+                     "current at the call)";
+  if (reported_.insert(text).second)
+    warnings_ << text << "\n";
+}
+
+} // namespace mgb::rewriter
