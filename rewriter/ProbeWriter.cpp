@@ -98,7 +98,9 @@ private:
 
   // ---- lazy launches ------------------------------------------------------------------------------
 
-  static bool wantsArg(const Expr *arg, ASTContext &Ctx) {
+  // Whether the launch argument goes through mgb_prepare and mgb_arg. One with side effects
+  // (`p++`) only when it can be hoisted into a variable (canHoist): else it would run twice.
+  static bool wantsArg(const Expr *arg, ASTContext &Ctx, bool canHoist) {
     if (isa<CXXDefaultArgExpr>(arg))
       return false;
     const Expr *bare = arg->IgnoreParenCasts();
@@ -109,7 +111,7 @@ private:
         return false;
     QualType T = bare->getType();
     return (T->isPointerType() || T->isDependentType() || T->isRecordType()) &&
-           !bare->HasSideEffects(Ctx, false);
+           (canHoist || !bare->HasSideEffects(Ctx, false));
   }
 
   void writeLazy(const Launch &L, const std::string &reason) {
@@ -121,7 +123,7 @@ private:
                   fileRange(L.grid->getSourceRange(), SM_, LO_) &&
                   fileRange(L.block->getSourceRange(), SM_, LO_);
     for (const Expr *arg : L.call->arguments())
-      if (inFile && wantsArg(arg, Ctx_))
+      if (inFile && wantsArg(arg, Ctx_, true))
         inFile = fileRange(arg->getSourceRange(), SM_, LO_).has_value();
     auto range = [&](const Expr *E) {
       return inFile ? fileRange(E->getSourceRange(), SM_, LO_)
@@ -130,14 +132,30 @@ private:
     std::optional<CharSourceRange> grid = range(L.grid), block = range(L.block);
     std::optional<CharSourceRange> whole = range(L.call);
     std::vector<std::pair<CharSourceRange, std::string>> args;
+    // Arguments that may have side effects (`pool.next()`, `p++`), statement form only: evaluated
+    // once into a variable before mgb_prepare, which the launch then reads.
+    std::string hoisted;
+    std::vector<std::pair<CharSourceRange, std::string>> hoistedArgs;
+    std::vector<std::string> prepareArgs; // in the launch's order
     bool ok = grid && block && whole;
     for (const Expr *arg : L.call->arguments()) {
-      if (!ok || !wantsArg(arg, Ctx_))
+      if (!ok || !wantsArg(arg, Ctx_, inFile))
         continue;
       std::optional<CharSourceRange> r = range(arg);
       ok = r.has_value();
-      if (ok)
+      if (!ok)
+        continue;
+      if (inFile && arg->HasSideEffects(Ctx_, /*IncludePossibleEffects=*/true)) {
+        SourceLocation at = r->getBegin();
+        std::string name = "mgb_launch_arg_" + std::to_string(SM_.getExpansionLineNumber(at)) +
+                           "_" + std::to_string(SM_.getExpansionColumnNumber(at));
+        hoisted += "auto " + name + " = " + textOf(*r, SM_, LO_) + "; ";
+        hoistedArgs.emplace_back(*r, name);
+        prepareArgs.push_back(name);
+      } else {
         args.emplace_back(*r, textOf(*r, SM_, LO_));
+        prepareArgs.push_back(args.back().second);
+      }
     }
     if (!ok || !edits_.isEditable(whole->getBegin(), SM_)) {
       if (edits_.isEditable(SM_.getExpansionLoc(L.call->getBeginLoc()), SM_))
@@ -150,13 +168,15 @@ private:
     std::string prepare = "mgb_prepare(mgb_dim(" + textOf(*grid, SM_, LO_) + "), mgb_dim(" +
                           textOf(*block, SM_, LO_) + "), (const void *)" +
                           kernelText(L.call, SM_, LO_, !inFile) + ", \"" + site + "\"";
-    for (const auto &[r, text] : args)
+    for (const std::string &text : prepareArgs)
       prepare += ", " + text;
-    prepare += ")";
+    prepare = hoisted + prepare + ")";
     for (const auto &[r, text] : args) {
       edits_.insert(r.getBegin(), "mgb_arg(", SM_);
       edits_.insert(r.getEnd(), ")", SM_);
     }
+    for (const auto &[r, name] : hoistedArgs)
+      edits_.replace(r, "mgb_arg(" + name + ")", SM_);
     if (!inFile) {
       // Launch inside a macro body: `(mgb_prepare(...), k<<<...>>>(...))` in the definition.
       edits_.insert(whole->getBegin(), "(" + prepare + ", ", SM_);
@@ -166,7 +186,10 @@ private:
     const Stmt *S = enclosingStatement(L.call);
     const Stmt *P = parents_.getParent(const_cast<Stmt *>(S));
     SourceLocation begin = statementBegin(S, SM_);
-    if (!P || isa<CompoundStmt, SwitchCase, LabelStmt>(P)) {
+    // Hoisted arguments are declarations: braces keep them from crossing a later `case` label
+    // (a statement declaring a variable itself must stay unbraced).
+    bool brace = !hoisted.empty() && !isa<DeclStmt>(S);
+    if (!brace && (!P || isa<CompoundStmt, SwitchCase, LabelStmt>(P))) {
       edits_.insert(begin, prepare + ";\n" + indentationAt(begin, SM_), SM_);
     } else { // the body of an if/for/while without braces
       edits_.insert(begin, "{ " + prepare + "; ", SM_);
