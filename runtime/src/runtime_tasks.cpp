@@ -347,6 +347,7 @@ void Runtime::Shutdown() {
     for (uint64_t id : open) (void)client->TaskEnd(id);
   }
   session_.Close();
+  if (!session_.config().report_waits) return;
   if (const std::string line = waits_.Line(); !line.empty() && !waits_printed_.exchange(true)) {
     std::fprintf(stderr, "%s\n", line.c_str());
   }

@@ -40,19 +40,25 @@ void MegabytesFromEnvironment(const char *name, size_t &bytes) {
   }
 }
 
+// An on/off variable: 1/yes/true/on (or one of `also_on`) is on; unset, empty or 0/no/false/off
+// is off; anything else is reported and taken as off.
+bool SwitchFromEnvironment(const char *name, std::initializer_list<const char *> also_on = {}) {
+  const char *value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return false;
+  if (OneOf(value, {"1", "yes", "true", "on"}) || OneOf(value, also_on)) return true;
+  if (!OneOf(value, {"0", "no", "false", "off"})) {
+    std::fprintf(stderr, "mgb: %s=%s is not one of 1/0, yes/no, true/false: using 0\n", name, value);
+  }
+  return false;
+}
+
 }  // namespace
 
 SessionConfig SessionConfig::FromEnvironment() {
   SessionConfig config;
   config.socket_path = SocketFromEnvironment();
-  const char *unmanaged = std::getenv("MGB_UNMANAGED");
-  if (unmanaged != nullptr && OneOf(unmanaged, {"1", "allow", "yes", "true", "on"})) {
-    config.policy = FailurePolicy::kUnmanaged;
-  } else if (unmanaged != nullptr && *unmanaged != '\0' &&
-             !OneOf(unmanaged, {"0", "no", "false", "off"})) {
-    std::fprintf(stderr, "mgb: MGB_UNMANAGED=%s is not one of 1/0, yes/no, true/false: using 0\n",
-                 unmanaged);
-  }
+  if (SwitchFromEnvironment("MGB_UNMANAGED", {"allow"})) config.policy = FailurePolicy::kUnmanaged;
+  config.report_waits = SwitchFromEnvironment("MGB_REPORT_WAITS");
   if (const char *timeout = std::getenv("MGB_CONNECT_TIMEOUT_MS")) {
     char *end = nullptr;
     long ms = std::strtol(timeout, &end, 10);

@@ -37,9 +37,13 @@ struct SessionConfig {
   // and on a full GPU it waits behind larger grows (the evaluation lost a 91 GiB job to an
   // 8-byte one). CUDA rounds such allocations up to 2 MiB pages anyway.
   size_t task_slack_bytes = size_t(2) << 20;
+  // Print the wait clock (MGB_WAIT_MS) at exit: off by default, so a managed program's output
+  // is the program's own; `mgb batch` turns it on for its jobs.
+  bool report_waits = false;
 
   // MGB_SOCKET (default /tmp/mgbd.sock); MGB_UNMANAGED=1|allow|yes|true -> kUnmanaged,
-  // unset|0|no|false -> kExit; MGB_CONNECT_TIMEOUT_MS; MGB_CAPTURE_LIMIT_MB; MGB_TASK_SLACK_MB.
+  // unset|0|no|false -> kExit; MGB_CONNECT_TIMEOUT_MS; MGB_CAPTURE_LIMIT_MB; MGB_TASK_SLACK_MB;
+  // MGB_REPORT_WAITS=1|yes|true|on -> report_waits.
   static SessionConfig FromEnvironment();
 };
 

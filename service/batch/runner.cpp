@@ -117,6 +117,7 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
 
   // Set once here, inherited by every job (nothing but async-signal-safe calls after fork).
   if (!options.socket.empty()) setenv("MGB_SOCKET", options.socket.c_str(), 1);
+  setenv("MGB_REPORT_WAITS", "1", 1);  // libmgb's MGB_WAIT_MS line, parsed into mgb_wait_ms
   const Clock::time_point start = Clock::now();
   if (options.watcher) options.watcher->BatchStarted(start);
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };

@@ -113,6 +113,19 @@ TEST_CASE("MGB_UNMANAGED and MGB_SOCKET are read from the environment", "[runtim
   CHECK(mgb::runtime::SessionConfig::FromEnvironment().policy == FailurePolicy::kExit);
 }
 
+TEST_CASE("MGB_REPORT_WAITS turns on the wait clock's line at exit; it is off by default",
+          "[runtime][session]") {
+  unsetenv("MGB_REPORT_WAITS");
+  CHECK_FALSE(mgb::runtime::SessionConfig::FromEnvironment().report_waits);
+  setenv("MGB_REPORT_WAITS", "1", 1);
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().report_waits);
+  setenv("MGB_REPORT_WAITS", "off", 1);
+  CHECK_FALSE(mgb::runtime::SessionConfig::FromEnvironment().report_waits);
+  setenv("MGB_REPORT_WAITS", "maybe", 1);  // reported, taken as off
+  CHECK_FALSE(mgb::runtime::SessionConfig::FromEnvironment().report_waits);
+  unsetenv("MGB_REPORT_WAITS");
+}
+
 namespace {
 // A MiB variable: unset gives the default, 0 and a number are taken, a bad value is ignored.
 void CheckMegabytes(const char *name, size_t mgb::runtime::SessionConfig::*field,

@@ -161,7 +161,9 @@ TEST_CASE("the JSON record carries the summary, every job's fields and GPU sampl
   RunnerOptions options;
   options.workers = 2;
   options.log_dir = dir.path();
+  // libmgb prints its wait clock only when asked (MGB_REPORT_WAITS): the batch asks for its jobs.
   BatchResult r = RunBatch({Shell("a", "echo 'MGB_KERNEL_MS name=k ms=4 launches=2'; "
+                                       "[ \"$MGB_REPORT_WAITS\" = 1 ] || exit 3; "
                                        "echo 'MGB_WAIT_MS begin=1.5 grow=250.0 begins=1 grows=1' >&2; "
                                        "echo 'MGB_WAIT_MS begin=0.5 grow=0.0 begins=1 grows=0' >&2"),
                             Shell("b", "echo 'out of memory' >&2; exit 1")},
