@@ -18,7 +18,7 @@ suite() {  # suite NAME COMMAND...: runs it with a time limit, output to $OUT/NA
   echo "===== $name"
   timeout "${SUITE_TIMEOUT:-240}" "$@" > "$OUT/$name.log" 2>&1
   local rc=$?
-  grep -E '^(PASS|FAIL|same output|DIFFERENT|context reserve|==)|MGB_RESULT|per task|per op' "$OUT/$name.log" | cut -c1-200
+  grep -E '^(PASS|FAIL|same output|DIFFERENT|both failed|compared|MISSING|context reserve|==)|MGB_RESULT|per task|per op' "$OUT/$name.log" | cut -c1-200
   echo "===== $name: exit $rc"
   [ $rc -eq 0 ] || failed=$((failed + 1))
 }

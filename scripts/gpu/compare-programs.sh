@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# On the GPU machine: run programs as written and as rewritten by mgb-rewrite, the rewritten ones
+# under an mgbd, and compare what they print and how they exit.
+#   scripts/gpu/compare-programs.sh [--exact] [--require REGEX] DIR MGBD_BINARY
+# DIR holds pairs NAME.orig (nvcc) and NAME.mgb (mgb-nvcc), and optionally args.txt with lines
+# `NAME ARG...` (the arguments; listed programs run in that order, the others after them with no
+# arguments). Outputs are compared after dropping lines that report times or speeds (they differ
+# from run to run), unless --exact. --require: the rewritten output must also match REGEX.
+# Per program prints `same output`, `DIFFERENT` (with the diff), or `both failed` (the original
+# fails too: not the rewriter's doing), and how many tasks mgbd placed for it. Outputs and
+# mgbd's log stay in DIR. PROGRAM_TIMEOUT (default 60 s) bounds each run.
+# Exit status: the number of programs that differ.
+set -uo pipefail
+exact=0; require=
+while [[ $# -gt 0 && "$1" == --* ]]; do
+  case "$1" in
+    --exact) exact=1; shift ;;
+    --require) require="$2"; shift 2 ;;
+    --help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "compare-programs: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+dir="${1:-}"; mgbd="${2:-}"
+if [[ -z "$dir" || -z "$mgbd" ]]; then sed -n '2,12p' "$0" >&2; exit 2; fi
+[[ -x "$mgbd" ]] || { echo "compare-programs: $mgbd is not an executable mgbd" >&2; exit 2; }
+timing='([Tt]ime|[Tt]hroughput|[Bb]andwidth|GB/s|GFLOP|elapsed|[0-9] *(s|ms|us|sec|secs|seconds|msec|usec)\b)'
+limit="${PROGRAM_TIMEOUT:-60}"
+
+# Run order: args.txt's programs, then every other pair.
+declare -A args=()
+order=()
+if [[ -f "$dir/args.txt" ]]; then
+  while read -r name rest; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    args[$name]="$rest"; order+=("$name")
+  done < "$dir/args.txt"
+fi
+for orig in "$dir"/*.orig; do
+  name=$(basename "$orig" .orig)
+  [[ -n "${args[$name]+set}" ]] || order+=("$name")
+done
+
+sock="$(mktemp -u /tmp/mgbd-compare.XXXXXX.sock)"
+"$mgbd" --socket "$sock" --verbose 1 > "$dir/mgbd.log" 2>&1 &
+mgbd_pid=$!
+trap 'kill "$mgbd_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 50); do [[ -S "$sock" ]] && break; sleep 0.1; done
+
+keep() { if [[ $exact == 1 ]]; then cat "$1"; else grep -Ev "$timing" "$1"; fi; }
+different=0; same=0; failed_both=0
+for name in "${order[@]}"; do
+  [[ -x "$dir/$name.orig" && -x "$dir/$name.mgb" ]] || { echo "MISSING: $name"; different=$((different + 1)); continue; }
+  # shellcheck disable=SC2086  # the arguments are words
+  (cd "$dir" && timeout "$limit" "./$name.orig" ${args[$name]:-}) > "$dir/$name.orig.txt" 2>&1
+  rc_orig=$?
+  placed_before=$(grep -c ' placed ' "$dir/mgbd.log")
+  # shellcheck disable=SC2086
+  (cd "$dir" && MGB_SOCKET="$sock" timeout "$limit" "./$name.mgb" ${args[$name]:-}) > "$dir/$name.mgb.txt" 2>&1
+  rc_mgb=$?
+  tasks=$(( $(grep -c ' placed ' "$dir/mgbd.log") - placed_before ))
+  if [[ $rc_orig -ne 0 && $rc_mgb -eq $rc_orig ]]; then
+    echo "both failed: $name (exit $rc_orig; tasks placed $tasks)"; failed_both=$((failed_both + 1))
+  elif [[ $rc_orig -eq $rc_mgb ]] && diff -q <(keep "$dir/$name.orig.txt") <(keep "$dir/$name.mgb.txt") >/dev/null &&
+       { [[ -z "$require" ]] || grep -qE "$require" "$dir/$name.mgb.txt"; }; then
+    echo "same output: $name (exit $rc_mgb; tasks placed $tasks)"; same=$((same + 1))
+  else
+    echo "DIFFERENT: $name (exit $rc_orig as written, $rc_mgb rewritten; tasks placed $tasks)"
+    diff <(keep "$dir/$name.orig.txt") <(keep "$dir/$name.mgb.txt") | head -20
+    different=$((different + 1))
+  fi
+done
+echo "compared ${#order[@]}: $same same, $different different, $failed_both failed as written too; mgbd log: $dir/mgbd.log"
+exit $different
