@@ -11,7 +11,15 @@ using namespace clang;
 using namespace clang::ast_matchers;
 
 void LibraryCallReporter::registerMatchers(MatchFinder &finder) {
-  finder.addMatcher(callExpr(callee(functionDecl())).bind("call"), this);
+  // Host code only: device-side library functions (curand_init, cub::BlockReduce::Sum) run
+  // inside the program's own kernels, which mgb already places (HeCBench dropout, accuracy).
+  auto deviceOnly = functionDecl(anyOf(hasAttr(attr::CUDAGlobal),
+                                       allOf(hasAttr(attr::CUDADevice),
+                                             unless(hasAttr(attr::CUDAHost)))));
+  finder.addMatcher(callExpr(callee(functionDecl(unless(deviceOnly))),
+                             unless(hasAncestor(deviceOnly)))
+                        .bind("call"),
+                    this);
 }
 
 void LibraryCallReporter::run(const MatchFinder::MatchResult &result) {

@@ -307,6 +307,12 @@ private:
   }
 
   static bool holdsPointer(const RecordDecl *RD) {
+    // Fields of base classes count too: a PyTorch-style accessor keeps its data pointer in a
+    // base (HeCBench tensorAccessor's GenericPackedTensorAccessorBase::data_).
+    if (const auto *CRD = dyn_cast<CXXRecordDecl>(RD); CRD && CRD->hasDefinition())
+      for (const CXXBaseSpecifier &B : CRD->bases())
+        if (const RecordDecl *base = B.getType()->getAsRecordDecl(); base && holdsPointer(base))
+          return true;
     for (const FieldDecl *F : RD->fields()) {
       QualType T = F->getType();
       if (T->isPointerType() || T->isDependentType())
@@ -584,14 +590,54 @@ private:
   // A reference that only reads the variable (or a field of it); anything else (assignment,
   // ++, address taken, non-const reference or member call) may write it.
   bool onlyReads(const DeclRefExpr *ref) const {
+    // A const variable is never written, whatever is done with it (`&nrow` handed to a
+    // constructor taking `const int64_t *`, HeCBench tensorAccessor).
+    if (const auto *VD = dyn_cast<VarDecl>(ref->getDecl());
+        VD && VD->getType().isConstQualified() && !VD->getType()->isReferenceType())
+      return true;
+    const Expr *child = ref;
     const Stmt *P = parentOf(ref);
-    if (const auto *ME = dyn_cast_or_null<MemberExpr>(P))
+    if (const auto *ME = dyn_cast_or_null<MemberExpr>(P)) {
+      child = ME;
       P = parentOf(ME);
+    }
     // A kernel argument is copied into the launch: in a template (SHOC Scan's
     // `k<T, 256><<<nb, nt>>>(d, nb)`) it has no implicit cast around it, but it is still a read.
     if (const auto *K = dyn_cast_or_null<CUDAKernelCallExpr>(P))
       return K->getCallee()->IgnoreParenImpCasts() != ref;
+    if (const auto *CE = dyn_cast_or_null<CallExpr>(P))
+      return passedByValue(CE, child);
     return isa_and_nonnull<ImplicitCastExpr, CXXConstructExpr>(P);
+  }
+
+  // In a template, a call with a dependent argument stays unresolved and its arguments have no
+  // implicit casts; an argument is still only read when every candidate callee takes it by value
+  // or const reference (HeCBench scan: `cudaMemcpy(d_in, in, bytes, ...)` on a `T *` between two
+  // cudaMalloc(..., bytes) made `bytes` look written).
+  static bool passedByValue(const CallExpr *CE, const Expr *arg) {
+    const auto *U = dyn_cast<UnresolvedLookupExpr>(CE->getCallee()->IgnoreParenImpCasts());
+    if (!U)
+      return false;
+    unsigned index = 0;
+    while (index < CE->getNumArgs() && CE->getArg(index)->IgnoreParens() != arg)
+      ++index;
+    if (index == CE->getNumArgs())
+      return false;
+    bool any = false;
+    for (const NamedDecl *D : U->decls()) {
+      const FunctionDecl *F = D->getUnderlyingDecl()->getAsFunction();
+      if (!F)
+        return false;
+      if (index >= F->getNumParams()) {
+        if (!F->isVariadic())
+          continue; // not viable for this call
+      } else if (QualType T = F->getParamDecl(index)->getType();
+                 T->isReferenceType() && !T.getNonReferenceType().isConstQualified()) {
+        return false;
+      }
+      any = true;
+    }
+    return any;
   }
 
   // Variables never written after their initialisation (safe to evaluate their initialiser early).

@@ -3,7 +3,8 @@
 #   compile each rewritten .cu with nvcc -c, then check idempotence (--check on the output passes)
 #   and that --check on the original fails with a diff.
 # Variables: REWRITE FILECHECK NVCC INCLUDE OUT SOURCES CHECKED ('|'-lists); optional FLAGS (compiler
-# flags, '|'-list) and STDERR (a regex the rewrite's stderr must match: expected warnings).
+# flags, '|'-list), STDERR (a regex the rewrite's stderr must match: expected warnings) and
+# STDERR_NOT (a regex it must not match: warnings that would be wrong).
 foreach(var REWRITE FILECHECK NVCC INCLUDE OUT SOURCES)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "RunGolden.cmake: ${var} not set")
@@ -33,6 +34,9 @@ if(NOT rc EQUAL 0)
 endif()
 if(DEFINED STDERR AND NOT err MATCHES "${STDERR}")
   message(FATAL_ERROR "mgb-rewrite's stderr does not match '${STDERR}':\n${err}")
+endif()
+if(DEFINED STDERR_NOT AND err MATCHES "${STDERR_NOT}")
+  message(FATAL_ERROR "mgb-rewrite's stderr matches '${STDERR_NOT}':\n${err}")
 endif()
 # The rewrite keeps comments, so each CHECK line would match its own copy in the output: FileCheck
 # reads the output with the CHECK comment lines taken out.
