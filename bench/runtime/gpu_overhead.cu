@@ -1,5 +1,5 @@
 // libmgb overhead on a real GPU, against the same program calling CUDA directly:
-//  - per task: begin -> placement -> malloc, kernel, copy back, free -> end;
+//  - per task: begin -> placement -> malloc, kernel, copy back, free -> end; and its parts;
 //  - per lazily replayed operation: 4 KiB host-to-device copies recorded on a stand-in, replayed
 //    at the launch, versus the same copies made directly.
 // Needs mgbd (MGB_SOCKET). usage: runtime_bench_gpu [TASKS=500] [OPS=1000]
@@ -69,6 +69,36 @@ int main(int argc, char **argv) {
   std::printf("  direct CUDA            %9.1f us\n", Median(direct));
   std::printf("  with libmgb probes     %9.1f us  (overhead %.1f us)\n", Median(managed),
               Median(managed) - Median(direct));
+
+  // Where the per-task overhead goes: an empty task (the two mgbd round trips and libmgb's
+  // bookkeeping), and each CUDA call libmgb makes at a begin or an end, alone.
+  std::printf("per task, parts (median of %d):\n", tasks);
+  auto median_of = [&](auto &&call) {
+    std::vector<double> took;
+    for (int i = 0; i < tasks; ++i) {
+      auto t0 = Clock::now();
+      call();
+      took.push_back(Micros(Clock::now() - t0));
+    }
+    return Median(took);
+  };
+  std::printf("  empty task (begin, end) %8.1f us\n", median_of([] {
+                mgb_task_end(mgb_task_begin(0, mgb_dim3{1, 1, 1}, mgb_dim3{32, 1, 1},
+                                            (const void *)Touch, "bench:empty"));
+              }));
+  char bus_id[32];
+  CHECK_CUDA(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0));
+  cudaFuncAttributes attributes;
+  int device = 0, count = 0;
+  std::printf("  cudaFuncGetAttributes   %8.1f us\n",
+              median_of([&] { (void)cudaFuncGetAttributes(&attributes, Touch); }));
+  std::printf("  cudaDeviceGetByPCIBusId %8.1f us\n",
+              median_of([&] { (void)cudaDeviceGetByPCIBusId(&device, bus_id); }));
+  std::printf("  cudaGetDeviceCount      %8.1f us\n",
+              median_of([&] { (void)cudaGetDeviceCount(&count); }));
+  std::printf("  cudaSetDevice           %8.1f us\n", median_of([&] { (void)cudaSetDevice(0); }));
+  std::printf("  cudaDeviceSynchronize   %8.1f us  (idle GPU)\n",
+              median_of([] { (void)cudaDeviceSynchronize(); }));
 
   std::vector<char> chunk(4096, 3);
   char *real;

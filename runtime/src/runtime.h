@@ -179,6 +179,10 @@ class Runtime {
   // The thread got `device` from mgbd: deferred event records happen there now.
   void PlacedOn(int device);
   int CurrentDevice();
+  // CUDA's number for the GPU on PCI bus `bus_id`, and CUDA's device count (-1: CUDA failed).
+  // Fixed for the process, so asked of the driver once, not at every task (runtime_tasks.cpp).
+  cudaError_t DeviceByBusId(const std::string &bus_id, int *device);
+  int DeviceCount();
 
   const uint64_t id_;  // keys this runtime's per-thread state (an address could be reused)
   CudaApi &api_;
@@ -208,6 +212,8 @@ class Runtime {
   };
   std::vector<SymbolWrite> symbol_writes_;  // in call order; a write hides older ones it covers
   size_t heap_bytes_ = kDefaultHeapBytes;
+  std::map<std::string, int> device_by_bus_;  // DeviceByBusId's answers (device_mu_)
+  int device_count_ = -1;                     // DeviceCount's answer once known (device_mu_)
 
   WaitClock waits_;
   std::atomic<bool> waits_printed_{false};

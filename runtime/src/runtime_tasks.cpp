@@ -92,9 +92,8 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
     return 0;
   }
   int device = static_cast<int>(placed->gpu_index);
-  cudaError_t found = placed->pci_bus_id.empty()
-                          ? cudaSuccess
-                          : api_.DeviceGetByPCIBusId(&device, placed->pci_bus_id.c_str());
+  cudaError_t found =
+      placed->pci_bus_id.empty() ? cudaSuccess : DeviceByBusId(placed->pci_bus_id, &device);
   if (found != cudaSuccess) {
     (void)client->TaskEnd(placed->task_id);
     // cudaErrorInvalidDevice: hidden by CUDA_VISIBLE_DEVICES; anything else: CUDA itself failed
@@ -106,8 +105,8 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
                   ")");
     return 0;
   }
-  int count = 0;
-  if (api_.GetDeviceCount(&count) != cudaSuccess || device >= count) {
+  const int count = DeviceCount();
+  if (device >= count) {
     (void)client->TaskEnd(placed->task_id);
     session_.Fail("task at " + site + ": mgbd placed it on GPU " + std::to_string(device) +
                   " but CUDA sees " + std::to_string(count) + " device(s)");
@@ -301,6 +300,27 @@ cudaError_t Runtime::ReleaseReal(void *ptr) {
 }
 
 // ---- device setup: limits and __constant__ data follow the program onto every GPU it lands on
+
+cudaError_t Runtime::DeviceByBusId(const std::string &bus_id, int *device) {
+  std::lock_guard lock(device_mu_);
+  if (auto known = device_by_bus_.find(bus_id); known != device_by_bus_.end()) {
+    *device = known->second;
+    return cudaSuccess;
+  }
+  cudaError_t found = api_.DeviceGetByPCIBusId(device, bus_id.c_str());
+  if (found == cudaSuccess) device_by_bus_[bus_id] = *device;
+  return found;
+}
+
+int Runtime::DeviceCount() {
+  std::lock_guard lock(device_mu_);
+  if (device_count_ < 0) {
+    int count = 0;
+    if (api_.GetDeviceCount(&count) != cudaSuccess) return -1;  // asked again next time
+    device_count_ = count;
+  }
+  return device_count_;
+}
 
 void Runtime::PrepareDevice(int device) {
   std::lock_guard lock(device_mu_);

@@ -56,6 +56,14 @@ absl::StatusOr<std::vector<GpuSpec>> ParseGpuConfig(const std::string &json_text
       return absl::InvalidArgumentError(where + ".name must be a non-empty string");
     }
     spec.name = name->get<std::string>();
+    // Optional: how CUDA finds this GPU (libmgb asks cudaDeviceGetByPCIBusId); without it the
+    // GPU's place in the list is its CUDA number.
+    if (auto bus = g.find("pci_bus_id"); bus != g.end()) {
+      if (!bus->is_string() || bus->get<std::string>().empty()) {
+        return absl::InvalidArgumentError(where + ".pci_bus_id must be a non-empty string");
+      }
+      spec.pci_bus_id = bus->get<std::string>();
+    }
     uint64_t sms = 0, blocks = spec.sm.max_blocks, warps = spec.sm.max_warps,
              regs = spec.sm.registers, shared = spec.sm.shared_bytes;
     for (absl::Status st : {

@@ -90,6 +90,7 @@ size_t FakeCudaApi::LimitOn(int device, cudaLimit limit) {
 }
 
 cudaError_t FakeCudaApi::GetDeviceCount(int *count) {
+  ++device_count_queries_;
   *count = devices_;
   return cudaSuccess;
 }
@@ -104,6 +105,7 @@ cudaError_t FakeCudaApi::SetDevice(int device) {
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::DeviceGetByPCIBusId(int *device, const char *pci_bus_id) {
+  ++bus_id_lookups_;
   int index = std::atoi(pci_bus_id);  // the fake's bus ids are "0", "1", ...
   if (index < 0 || index >= devices_) return cudaErrorInvalidDevice;
   *device = index;

@@ -4,6 +4,7 @@
 #ifndef MGB_TEST_RUNTIME_FAKE_CUDA_H
 #define MGB_TEST_RUNTIME_FAKE_CUDA_H
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -41,6 +42,10 @@ class FakeCudaApi final : public runtime::CudaApi {
   std::vector<FakeCall> Calls();
   std::vector<FakeCall> CallsNamed(const std::string &name);
   void ClearCalls();
+  // How often the runtime asked for the device count and for a device by PCI bus id (not in
+  // Calls(): tests there list the calls that touch a GPU).
+  int DeviceCountQueries() const { return device_count_queries_; }
+  int BusIdLookups() const { return bus_id_lookups_; }
   int DeviceOf(const void *device_pointer);  // -1 if not a live fake allocation
   // Bytes of `symbol` as held on `device`.
   std::vector<unsigned char> SymbolOn(const void *symbol, int device);
@@ -106,6 +111,8 @@ class FakeCudaApi final : public runtime::CudaApi {
   int devices_;
   std::mutex mu_;
   std::vector<FakeCall> calls_;
+  std::atomic<int> device_count_queries_{0};
+  std::atomic<int> bus_id_lookups_{0};
   std::map<uintptr_t, Allocation> allocations_;
   std::map<void *, int> streams_, events_;
   std::map<const void *, KernelInfo> kernels_;

@@ -1,6 +1,7 @@
 // Task probes: placement, device binding, nesting, threads, the heap limit.
 #include <atomic>
 #include <barrier>
+#include <set>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -45,6 +46,28 @@ TEST_CASE("task_begin waits for placement, selects the GPU and task_end releases
   REQUIRE(syncs.size() == 1);  // the task's work is finished before mgbd frees its memory
   CHECK(syncs[0].device == device);
   CHECK(mgbd.Status().tasks_size() == 0);
+}
+
+TEST_CASE("a task's GPU number and the device count are asked of CUDA once, not per task",
+          "[runtime][probes]") {
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  ManagedRuntime m(mgbd);
+  std::set<int> devices;
+  for (int i = 0; i < 6; ++i) {  // two at a time: the second goes to the emptier GPU
+    mgb_task a = m.runtime->TaskBegin(600 * kMiB, kWideGrid, kBlock, nullptr, "probe.cu:1");
+    REQUIRE(a != 0);
+    devices.insert(m.runtime->DeviceOfTask(a));
+    std::thread([&] {
+      mgb_task b = m.runtime->TaskBegin(600 * kMiB, kWideGrid, kBlock, nullptr, "probe.cu:2");
+      REQUIRE(b != 0);
+      devices.insert(m.runtime->DeviceOfTask(b));
+      m.runtime->TaskEnd(b);
+    }).join();
+    m.runtime->TaskEnd(a);
+  }
+  CHECK(devices.size() == 2);
+  CHECK(m.fake.BusIdLookups() == 2);  // one per GPU mgbd named
+  CHECK(m.fake.DeviceCountQueries() == 1);
 }
 
 TEST_CASE("a nested begin joins the outer task", "[runtime][probes]") {

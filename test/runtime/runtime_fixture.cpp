@@ -24,7 +24,7 @@ MgbdProcess::MgbdProcess(std::vector<uint64_t> gpu_memory, const std::string &po
     out << "{\"gpus\": [";
     for (size_t i = 0; i < gpu_memory.size(); ++i) {
       out << (i ? ", " : "") << "{\"name\": \"g" << i << "\", \"memory_bytes\": " << gpu_memory[i]
-          << ", \"sms\": 132}";
+          << ", \"sms\": 132, \"pci_bus_id\": \"" << i << "\"}";  // the fake's bus ids
     }
     out << "]}\n";
   }
