@@ -31,7 +31,7 @@ public:
         writeStatic(T);
       else
         for (const Launch *L : T.launches)
-          writeLazy(*L, T.lazyReason);
+          L->library ? writeLazyLibraryCall(*L, T) : writeLazy(*L, T.lazyReason);
       for (const Launch *L : T.launches)
         wrapStream(*L);
     }
@@ -66,7 +66,7 @@ private:
     edits_.insert(begin,
                   "mgb_task " + var + " = mgb_task_begin(" + T.sizeText + ", mgb_dim(" +
                       T.gridText + "), mgb_dim(" + T.blockText + "), (const void *)" +
-                      T.kernelText + ", \"" + siteOf(firstLaunch->call->getBeginLoc(), SM_) +
+                      T.kernelText + ", \"" + siteOf(firstLaunch->expr()->getBeginLoc(), SM_) +
                       "\");\n" + indent,
                   SM_);
     std::string end = "mgb_task_end(" + var + ");";
@@ -78,7 +78,7 @@ private:
     }
     explain_ << "  task " << var << ": static\n    launches:";
     for (const Launch *L : T.launches)
-      explain_ << " " << kernelName(*L) << "@" << siteOf(L->call->getBeginLoc(), SM_);
+      explain_ << " " << kernelName(*L) << "@" << siteOf(L->expr()->getBeginLoc(), SM_);
     explain_ << "\n    objects: " << names(T.objects) << "\n    memory: " << T.sizeText
              << "\n    grid: " << T.gridText << "  block: " << T.blockText
              << "\n    region: " << siteOf(begin, SM_) << " .. "
@@ -89,9 +89,9 @@ private:
   }
 
   std::string kernelName(const Launch &L) const {
-    if (const FunctionDecl *FD = L.call->getDirectCallee())
+    if (const FunctionDecl *FD = L.expr()->getDirectCallee())
       return FD->getNameAsString();
-    if (auto t = spelledText(L.call->getCallee(), SM_, LO_))
+    if (auto t = spelledText(L.expr()->getCallee(), SM_, LO_))
       return *t;
     return "kernel";
   }
@@ -184,14 +184,74 @@ private:
       return;
     }
     const Stmt *S = enclosingStatement(L.call);
-    const Stmt *P = parents_.getParent(const_cast<Stmt *>(S));
-    SourceLocation begin = statementBegin(S, SM_);
     // Hoisted arguments are declarations: braces keep them from crossing a later `case` label
     // (a statement declaring a variable itself must stay unbraced).
-    bool brace = !hoisted.empty() && !isa<DeclStmt>(S);
+    insertBeforeStatement(S, prepare, !hoisted.empty() && !isa<DeclStmt>(S));
+  }
+
+  // A library call outside any static task may receive stand-ins: `mgb_prepare(mgb_dim(1),
+  // mgb_dim(1), nullptr, "site", p, q)` before its statement binds them to one task (replaying
+  // their recorded copies, making its GPU current) and `mgb_arg(p)` hands the library the real
+  // addresses (HeCBench spmv: cusparseCreateCsr got stand-ins and failed with an internal error).
+  // The prepare also names the memory earlier library calls of the function bound and that is not
+  // freed before this call, so that this call's memory joins their task (and GPU): a cuSPARSE
+  // matrix and the vectors multiplied with it must live on one device.
+  void writeLazyLibraryCall(const Launch &L, const Task &T) {
+    std::string site = siteOf(L.library->getBeginLoc(), SM_);
+    explain_ << "  library call " << kernelName(L) << "@" << site << ": lazy (" << T.lazyReason
+             << ")\n";
+    std::vector<CharSourceRange> args;
+    std::set<const VarDecl *> named;
+    std::string prepare = "mgb_prepare(mgb_dim(1), mgb_dim(1), nullptr, \"" + site + "\"";
+    for (const Expr *arg : L.library->arguments()) {
+      const DeclRefExpr *DRE = arg->getType()->isPointerType() ? pointerBase(arg) : nullptr;
+      const auto *v = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+      if (!v || std::find(L.objects.begin(), L.objects.end(), v) == L.objects.end())
+        continue;
+      std::optional<CharSourceRange> r = fileRange(arg->getSourceRange(), SM_, LO_);
+      if (!r || !edits_.isEditable(r->getBegin(), SM_)) {
+        warnings_ << site << ": warning: mgb-rewrite could not edit the device pointers of this "
+                  << "library call (spelled in a macro); they reach the library unbound\n";
+        return;
+      }
+      args.push_back(*r);
+      if (named.insert(v).second)
+        prepare += ", " + textOf(*r, SM_, LO_);
+    }
+    if (args.empty())
+      return;
+    for (const CharSourceRange &r : args) {
+      edits_.insert(r.getBegin(), "mgb_arg(", SM_);
+      edits_.insert(r.getEnd(), ")", SM_);
+    }
+    SourceLocation at = L.library->getBeginLoc();
+    for (const Launch &earlier : plan_.launches) {
+      if (!earlier.library || !SM_.isBeforeInTranslationUnit(earlier.library->getBeginLoc(), at))
+        continue;
+      for (const VarDecl *v : earlier.objects)
+        if (!freedBefore(v, at) && named.insert(v).second)
+          prepare += ", " + v->getNameAsString();
+    }
+    prepare += ")";
+    insertBeforeStatement(enclosingStatement(L.library), prepare);
+  }
+
+  bool freedBefore(const VarDecl *v, SourceLocation at) const {
+    for (const MemOp &op : plan_.ops)
+      if (op.kind == OpKind::Free && op.object == v &&
+          SM_.isBeforeInTranslationUnit(op.call->getBeginLoc(), at))
+        return true;
+    return false;
+  }
+
+  // `prepare;` before S, in braces with S when asked or when S is the body of an if/for/while
+  // without braces.
+  void insertBeforeStatement(const Stmt *S, const std::string &prepare, bool brace = false) {
+    const Stmt *P = parents_.getParent(const_cast<Stmt *>(S));
+    SourceLocation begin = statementBegin(S, SM_);
     if (!brace && (!P || isa<CompoundStmt, SwitchCase, LabelStmt>(P))) {
       edits_.insert(begin, prepare + ";\n" + indentationAt(begin, SM_), SM_);
-    } else { // the body of an if/for/while without braces
+    } else {
       edits_.insert(begin, "{ " + prepare + "; ", SM_);
       edits_.insert(statementEnd(S, SM_, LO_), " }", SM_);
     }

@@ -21,7 +21,8 @@ const Expr *stripCasts(const Expr *E) {
   return E ? E->IgnoreParenCasts() : nullptr;
 }
 
-// The pointer variable behind `p`, `p + i`, `(T *)p`; null for anything else.
+} // namespace
+
 const DeclRefExpr *pointerBase(const Expr *E) {
   E = stripCasts(E);
   while (const auto *BO = dyn_cast_or_null<BinaryOperator>(E)) {
@@ -32,6 +33,8 @@ const DeclRefExpr *pointerBase(const Expr *E) {
   }
   return dyn_cast_or_null<DeclRefExpr>(E);
 }
+
+namespace {
 
 llvm::StringRef calleeName(const CallExpr *call) {
   const Expr *callee = call->getCallee()->IgnoreParenImpCasts();
@@ -84,6 +87,12 @@ public:
     if (isMgbProbeName(calleeName(E)))
       plan_.alreadyRewritten = true;
     llvm::StringRef name = cudaNameOfCallee(E);
+    if (name.empty() && isHostLibraryCall(E)) {
+      Launch L;
+      L.library = E;
+      plan_.launches.push_back(std::move(L));
+      return true;
+    }
     std::optional<OpKind> kind = name.empty() ? std::nullopt : cudaOpKind(name);
     if (!kind || *kind == OpKind::Other || E->getNumArgs() == 0)
       return true;
@@ -110,6 +119,24 @@ public:
     }
     plan_.ops.push_back(std::move(op));
     return true;
+  }
+
+  // A host call of a CUDA library function (not thrust: ThrustUseReporter) with a pointer
+  // argument; describeLaunches keeps it when one of them is device memory of this function.
+  static bool isHostLibraryCall(const CallExpr *E) {
+    const FunctionDecl *FD = E->getDirectCallee();
+    if (!FD || (FD->hasAttr<CUDADeviceAttr>() && !FD->hasAttr<CUDAHostAttr>()) ||
+        FD->hasAttr<CUDAGlobalAttr>())
+      return false;
+    const FunctionDecl *pattern =
+        FD->getPrimaryTemplate() ? FD->getPrimaryTemplate()->getTemplatedDecl() : FD;
+    llvm::StringRef library = cudaLibraryOf(pattern);
+    if (library.empty() || library == "thrust")
+      return false;
+    for (const Expr *arg : E->arguments())
+      if (arg->getType()->isPointerType())
+        return true;
+    return false;
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
@@ -257,7 +284,10 @@ private:
   }
 
   void describeLaunches() {
+    describeLibraryCalls();
     for (Launch &L : plan_.launches) {
+      if (L.library)
+        continue;
       if (!L.grid || !L.block) {
         L.lazyReason = "launch configuration not understood";
         continue;
@@ -306,6 +336,31 @@ private:
     }
   }
 
+  // A library call's objects are its pointer arguments that are device memory allocated in this
+  // function (host buffers, descriptors and handles are not); without any it is no task member.
+  void describeLibraryCalls() {
+    for (Launch &L : plan_.launches) {
+      if (!L.library)
+        continue;
+      for (const Expr *arg : L.library->arguments()) {
+        const DeclRefExpr *base = arg->getType()->isPointerType() ? pointerBase(arg) : nullptr;
+        const VarDecl *v = base ? facts_.localVar(base) : nullptr;
+        if (!v || !v->getType()->isPointerType())
+          continue;
+        bool allocated = false;
+        for (auto it = aliases_.findLeader(v); it != aliases_.member_end(); ++it)
+          allocated |= allocated_.count(*it) != 0;
+        if (allocated) {
+          L.objects.push_back(v);
+          for (auto it = aliases_.findLeader(v); it != aliases_.member_end(); ++it)
+            if (auto u = unknown_.find(*it); u != unknown_.end())
+              setLazy(L, u->second);
+        }
+      }
+    }
+    std::erase_if(plan_.launches, [](const Launch &L) { return L.library && L.objects.empty(); });
+  }
+
   static bool holdsPointer(const RecordDecl *RD) {
     // Fields of base classes count too: a PyTorch-style accessor keeps its data pointer in a
     // base (HeCBench tensorAccessor's GenericPackedTensorAccessorBase::data_).
@@ -351,13 +406,13 @@ private:
         continue;
       std::vector<const Launch *> g(merged.member_begin(it), merged.member_end());
       std::sort(g.begin(), g.end(), [&](const Launch *a, const Launch *b) {
-        return SM_.isBeforeInTranslationUnit(a->call->getBeginLoc(), b->call->getBeginLoc());
+        return SM_.isBeforeInTranslationUnit(a->expr()->getBeginLoc(), b->expr()->getBeginLoc());
       });
       groups.push_back(std::move(g));
     }
     std::sort(groups.begin(), groups.end(), [&](const auto &a, const auto &b) {
-      return SM_.isBeforeInTranslationUnit(a.front()->call->getBeginLoc(),
-                                           b.front()->call->getBeginLoc());
+      return SM_.isBeforeInTranslationUnit(a.front()->expr()->getBeginLoc(),
+                                           b.front()->expr()->getBeginLoc());
     });
     return groups;
   }
@@ -394,7 +449,7 @@ private:
     std::vector<const Stmt *> nodes;
     const MemOp *firstAlloc = nullptr;
     for (const Launch *L : T.launches)
-      nodes.push_back(L->call);
+      nodes.push_back(L->expr());
     for (const MemOp *op : T.ops) {
       nodes.push_back(op->call);
       if (op->kind == OpKind::Alloc &&
@@ -442,7 +497,7 @@ private:
         const CFGBlock *fb = blockOf(op->call);
         bool postDominatesAll = fb != nullptr;
         for (const Launch *L : T.launches) {
-          const CFGBlock *lb = blockOf(L->call);
+          const CFGBlock *lb = blockOf(L->expr());
           postDominatesAll = postDominatesAll && lb &&
                              (postDom_.dominates(fb, lb) || onEveryReturningPath(fb, lb));
         }
@@ -764,14 +819,24 @@ private:
       }
       size += (size.empty() ? "" : " + ") + product;
     }
-    const Launch *first = T.launches.front();
+    T.sizeText = size.empty() ? "0" : size;
+    // The shape is the first kernel launch's; a task of library calls only states one thread
+    // (the library's own launches are not visible here).
+    const Launch *first = nullptr;
+    for (const Launch *L : T.launches)
+      if (!first && L->call)
+        first = L;
+    if (!first) {
+      T.gridText = T.blockText = "1";
+      T.kernelText = "nullptr";
+      return "";
+    }
     std::optional<std::string> grid = textAtBegin(first->grid, begin);
     if (!grid)
       return "grid `" + text(first->grid) + "` is not known before the task begins";
     std::optional<std::string> block = textAtBegin(first->block, begin);
     if (!block)
       return "block `" + text(first->block) + "` is not known before the task begins";
-    T.sizeText = size.empty() ? "0" : size;
     T.gridText = *grid;
     T.blockText = *block;
     T.kernelText = kernelText(first->call, SM_, LO_, false);
@@ -801,7 +866,7 @@ private:
         if (overlaps(tasks[i], tasks[j])) {
           groups[i].insert(groups[i].end(), groups[j].begin(), groups[j].end());
           std::sort(groups[i].begin(), groups[i].end(), [&](const Launch *a, const Launch *b) {
-            return SM_.isBeforeInTranslationUnit(a->call->getBeginLoc(), b->call->getBeginLoc());
+            return SM_.isBeforeInTranslationUnit(a->expr()->getBeginLoc(), b->expr()->getBeginLoc());
           });
           groups.erase(groups.begin() + j);
           return true;

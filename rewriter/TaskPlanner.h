@@ -16,9 +16,13 @@
 
 namespace mgb::rewriter {
 
-// One kernel launch `k<<<grid, block[, shared[, stream]]>>>(args)`.
+// One kernel launch `k<<<grid, block[, shared[, stream]]>>>(args)`, or a host call into a CUDA
+// library (cuSPARSE, cuBLAS, cub...) that takes device memory: it launches kernels on that memory
+// inside the library, so it belongs to the task of that memory like a launch (no shape).
 struct Launch {
   const clang::CUDAKernelCallExpr *call = nullptr;
+  const clang::CallExpr *library = nullptr; // set instead of call for a library call
+  const clang::CallExpr *expr() const { return call ? call : library; }
   const clang::Expr *grid = nullptr, *block = nullptr, *stream = nullptr; // stream: if explicit
   std::vector<const clang::VarDecl *> objects; // local device pointers it uses
   std::string lazyReason;                     // non-empty: this launch alone forces lazy
@@ -60,6 +64,9 @@ struct FunctionPlan {
 // Plans the tasks of one function (or lambda) body. Never fails: what cannot be proven goes lazy.
 FunctionPlan planFunction(const clang::FunctionDecl *FD, const clang::Stmt *body,
                           clang::ASTContext &Ctx);
+
+// The pointer variable behind `p`, `p + i`, `(T *)p`; null for anything else.
+const clang::DeclRefExpr *pointerBase(const clang::Expr *E);
 
 // The kernel expression text for `(const void *)K`: the callee as spelled, or "nullptr" when it
 // cannot be named (a template whose arguments are deduced).
