@@ -1,7 +1,8 @@
 // libmgb overhead on a real GPU, against the same program calling CUDA directly:
 //  - per task: begin -> placement -> malloc, kernel, copy back, free -> end; and its parts;
 //  - per lazily replayed operation: 4 KiB host-to-device copies recorded on a stand-in, replayed
-//    at the launch, versus the same copies made directly.
+//    at the launch, versus the same copies made directly;
+//  - per launch of a loop on a bound stand-in, versus launches on a real pointer.
 // Needs mgbd (MGB_SOCKET). usage: runtime_bench_gpu [TASKS=500] [OPS=1000]
 #include <algorithm>
 #include <chrono>
@@ -125,11 +126,36 @@ int main(int argc, char **argv) {
   double replay_total_us = Micros(Clock::now() - start);
   Touch<<<1, 32>>>(reinterpret_cast<int *>(mgb_arg(lazy)));
   CHECK_CUDA(mgb_cudaMemcpy(&host, lazy, sizeof host, cudaMemcpyDeviceToHost));
+
+  // A loop of launches on a stand-in already bound (buffers made in another function): each
+  // launch goes through mgb_prepare and mgb_arg; against the same launches on a real pointer.
+  int *plain;
+  CHECK_CUDA(cudaMalloc(&plain, 32 * sizeof(int)));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  start = Clock::now();
+  for (int i = 0; i < ops; ++i) Touch<<<1, 32>>>(plain);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  double launch_direct_us = Micros(Clock::now() - start) / ops;
+  start = Clock::now();
+  for (int i = 0; i < ops; ++i) {
+    CHECK_CUDA(mgb_prepare(mgb_dim3{1, 1, 1}, mgb_dim3{32, 1, 1}, (const void *)Touch,
+                           "bench:loop", lazy));
+    Touch<<<1, 32>>>(reinterpret_cast<int *>(mgb_arg(lazy)));
+  }
+  CHECK_CUDA(cudaDeviceSynchronize());
+  double launch_lazy_us = Micros(Clock::now() - start) / ops;
+  CHECK_CUDA(cudaFree(plain));
+  CHECK_CUDA(mgb_cudaMemcpy(&host, lazy, sizeof host, cudaMemcpyDeviceToHost));
+  host -= ops;  // the loop's launches each added one
   CHECK_CUDA(mgb_cudaFree(lazy));
   std::printf("per 4 KiB host-to-device copy, %d copies:\n", ops);
   std::printf("  direct cudaMemcpy      %9.2f us\n", direct_us);
   std::printf("  lazy: record           %9.2f us\n", record_us);
   std::printf("  lazy: replay at launch %9.2f us  (prepare total %.0f us incl. placement)\n",
               replay_total_us / ops, replay_total_us);
+  std::printf("per launch in a loop of %d (1 block of 32 threads), issue and run:\n", ops);
+  std::printf("  direct launch          %9.2f us\n", launch_direct_us);
+  std::printf("  lazy: on a bound stand-in %6.2f us  (mgb_prepare + mgb_arg each time)\n",
+              launch_lazy_us);
   return host == 0x03030303 + 1 ? 0 : 1;
 }

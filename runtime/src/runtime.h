@@ -167,6 +167,13 @@ class Runtime {
                                const std::function<cudaError_t(const std::vector<void *> &, int)>
                                    &call);
   const std::vector<size_t> &ParamSizes(const void *func);
+  // A kernel's registers per thread and static shared memory: fixed by its compiled code, so
+  // asked of CUDA once per kernel, not at every launch of a lazy loop.
+  struct KernelResources {
+    uint32_t registers_per_thread = 0;
+    uint32_t shared_bytes_per_block = 0;
+  };
+  KernelResources ResourcesOf(const void *kernel);
   std::vector<uintptr_t> StandInsIn(const void *bytes, size_t size) const;
 
   // Streams and events (runtime_streams.cpp).
@@ -197,6 +204,7 @@ class Runtime {
   std::map<uintptr_t, RealAllocation> reals_;                 // by real base
   std::map<uintptr_t, std::unique_ptr<LazyHandle>> handles_;
   std::map<const void *, std::vector<size_t>> param_sizes_;  // kernel -> parameter sizes
+  std::map<const void *, KernelResources> kernel_resources_;
   uint64_t next_seq_ = 1;
   size_t captured_bytes_ = 0;  // host bytes held by pending copies (bounded by the config's limit)
 

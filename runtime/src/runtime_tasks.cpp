@@ -49,12 +49,29 @@ LaunchShape Runtime::ShapeOf(mgb_dim3 grid, mgb_dim3 block, const void *kernel) 
   LaunchShape shape;
   shape.grid = {grid.x, grid.y, grid.z};
   shape.block = {block.x, block.y, block.z};
-  cudaFuncAttributes attributes{};
-  if (kernel != nullptr && api_.FuncGetAttributes(&attributes, kernel) == cudaSuccess) {
-    shape.registers_per_thread = static_cast<uint32_t>(attributes.numRegs);
-    shape.shared_bytes_per_block = static_cast<uint32_t>(attributes.sharedSizeBytes);
+  if (kernel != nullptr) {
+    const KernelResources resources = ResourcesOf(kernel);
+    shape.registers_per_thread = resources.registers_per_thread;
+    shape.shared_bytes_per_block = resources.shared_bytes_per_block;
   }
   return shape;
+}
+
+Runtime::KernelResources Runtime::ResourcesOf(const void *kernel) {
+  {
+    std::lock_guard lock(mu_);
+    if (auto known = kernel_resources_.find(kernel); known != kernel_resources_.end()) {
+      return known->second;
+    }
+  }
+  KernelResources resources;  // zeros, and asked again next time, when CUDA does not know it
+  cudaFuncAttributes attributes{};
+  if (api_.FuncGetAttributes(&attributes, kernel) != cudaSuccess) return resources;
+  resources.registers_per_thread = static_cast<uint32_t>(attributes.numRegs);
+  resources.shared_bytes_per_block = static_cast<uint32_t>(attributes.sharedSizeBytes);
+  std::lock_guard lock(mu_);
+  kernel_resources_[kernel] = resources;
+  return resources;
 }
 
 void Runtime::TellLaunch(uint64_t task_id, const LaunchShape &shape) {

@@ -122,6 +122,7 @@ cudaError_t FakeCudaApi::DeviceSetLimit(cudaLimit limit, size_t value) {
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) {
+  ++func_attribute_queries_;
   std::lock_guard lock(mu_);
   if (!kernels_.count(func)) return cudaErrorInvalidDeviceFunction;
   *attributes = cudaFuncAttributes{};

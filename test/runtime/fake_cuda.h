@@ -42,10 +42,12 @@ class FakeCudaApi final : public runtime::CudaApi {
   std::vector<FakeCall> Calls();
   std::vector<FakeCall> CallsNamed(const std::string &name);
   void ClearCalls();
-  // How often the runtime asked for the device count and for a device by PCI bus id (not in
+  // How often the runtime asked for the device count, a device by PCI bus id and a kernel's
+  // attributes (not in
   // Calls(): tests there list the calls that touch a GPU).
   int DeviceCountQueries() const { return device_count_queries_; }
   int BusIdLookups() const { return bus_id_lookups_; }
+  int FuncAttributeQueries() const { return func_attribute_queries_; }
   int DeviceOf(const void *device_pointer);  // -1 if not a live fake allocation
   // Bytes of `symbol` as held on `device`.
   std::vector<unsigned char> SymbolOn(const void *symbol, int device);
@@ -113,6 +115,7 @@ class FakeCudaApi final : public runtime::CudaApi {
   std::vector<FakeCall> calls_;
   std::atomic<int> device_count_queries_{0};
   std::atomic<int> bus_id_lookups_{0};
+  std::atomic<int> func_attribute_queries_{0};
   std::map<uintptr_t, Allocation> allocations_;
   std::map<void *, int> streams_, events_;
   std::map<const void *, KernelInfo> kernels_;

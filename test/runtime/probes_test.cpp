@@ -70,6 +70,20 @@ TEST_CASE("a task's GPU number and the device count are asked of CUDA once, not 
   CHECK(m.fake.DeviceCountQueries() == 1);
 }
 
+TEST_CASE("a kernel's registers are asked of CUDA once, not at every task", "[runtime][probes]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd);
+  static int kernel_tag;
+  const void *kernel = &kernel_tag;
+  m.fake.RegisterKernel(kernel, {sizeof(void *)}, [](FakeLaunch &) {});
+  for (int i = 0; i < 5; ++i) {
+    mgb_task task = m.runtime->TaskBegin(kMiB, kWideGrid, kBlock, kernel, "probe.cu:1");
+    REQUIRE(task != 0);
+    m.runtime->TaskEnd(task);
+  }
+  CHECK(m.fake.FuncAttributeQueries() == 1);
+}
+
 TEST_CASE("a nested begin joins the outer task", "[runtime][probes]") {
   MgbdProcess mgbd({1024 * kMiB});
   ManagedRuntime m(mgbd, 1);
