@@ -11,7 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 out=.device
-rm -rf "$out"
+# Only the folders this script fills are replaced: others under .device/ (a set of third-party
+# programs built for scripts/gpu/compare-programs.sh, say) are kept.
+rm -rf "$out"/{bin,lib,wl,wl-plain,patterns,jobs}
 mkdir -p "$out"/{bin,lib,wl,wl-plain,patterns,jobs}
 
 need() { [ -x "$1" ] || { echo "pack: $1 is not built (build $build first)" >&2; exit 1; }; echo "$1"; }
