@@ -1,0 +1,5 @@
+#pragma once
+#include <cuda_runtime.h>
+
+// Scales x[0..n) by `factor` on the device the caller's buffer is on.
+void launch_scale(float *x, int n, float factor, cudaStream_t stream);
