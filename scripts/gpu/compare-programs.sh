@@ -5,7 +5,8 @@
 # DIR holds pairs NAME.orig (nvcc) and NAME.mgb (mgb-nvcc), and optionally args.txt with lines
 # `NAME ARG...` (the arguments; listed programs run in that order, the others after them with no
 # arguments). Outputs are compared after dropping lines that report times or speeds (they differ
-# from run to run), unless --exact. --require: the rewritten output must also match REGEX.
+# from run to run) unless --exact, with the program's own name (argv[0]) read as NAME in both.
+# --require: the rewritten output must also match REGEX.
 # Per program prints `same output`, `DIFFERENT` (with the diff), or `both failed` (the original
 # fails too: not the rewriter's doing), and how many tasks mgbd placed for it. Outputs and
 # mgbd's log stay in DIR. PROGRAM_TIMEOUT (default 60 s) bounds each run.
@@ -16,14 +17,14 @@ while [[ $# -gt 0 && "$1" == --* ]]; do
   case "$1" in
     --exact) exact=1; shift ;;
     --require) require="$2"; shift 2 ;;
-    --help) sed -n '2,12p' "$0"; exit 0 ;;
+    --help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "compare-programs: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 dir="${1:-}"; mgbd="${2:-}"
-if [[ -z "$dir" || -z "$mgbd" ]]; then sed -n '2,12p' "$0" >&2; exit 2; fi
+if [[ -z "$dir" || -z "$mgbd" ]]; then sed -n '2,13p' "$0" >&2; exit 2; fi
 [[ -x "$mgbd" ]] || { echo "compare-programs: $mgbd is not an executable mgbd" >&2; exit 2; }
-timing='([Tt]ime|[Tt]hroughput|[Bb]andwidth|GB/s|GFLOP|elapsed|[0-9] *(s|ms|us|sec|secs|seconds|msec|usec)\b)'
+timing='([Tt]ime|[Tt]iming|[Tt]hroughput|[Bb]andwidth|[Pp]erformance|GB/s|GBytes|GFLOP|elapsed|[0-9] *(s|ms|us|ns|sec|secs|seconds|msec|usec|nanoseconds)\b)'
 limit="${PROGRAM_TIMEOUT:-60}"
 
 # Run order: args.txt's programs, then every other pair.
@@ -46,7 +47,11 @@ mgbd_pid=$!
 trap 'kill "$mgbd_pid" 2>/dev/null || true' EXIT
 for _ in $(seq 50); do [[ -S "$sock" ]] && break; sleep 0.1; done
 
-keep() { if [[ $exact == 1 ]]; then cat "$1"; else grep -Ev "$timing" "$1"; fi; }
+# The program's own name (argv[0]: NAME.orig or NAME.mgb) is printed as NAME in both.
+keep() {
+  local name; name=$(basename "$1" .txt); name=${name%.*}
+  if [[ $exact == 1 ]]; then cat "$1"; else grep -Ev "$timing" "$1"; fi | sed "s/$name\.\(orig\|mgb\)/$name/g"
+}
 different=0; same=0; failed_both=0
 for name in "${order[@]}"; do
   [[ -x "$dir/$name.orig" && -x "$dir/$name.mgb" ]] || { echo "MISSING: $name"; different=$((different + 1)); continue; }
