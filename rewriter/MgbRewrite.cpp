@@ -1,6 +1,7 @@
 #include "MgbRewrite.h"
 
 #include "ApiCallRenamer.h"
+#include "CooperativeLaunchWriter.h"
 #include "CudaApi.h"
 #include "ForeignStreamWrapper.h"
 #include "FunctionTaskCallback.h"
@@ -158,12 +159,14 @@ RewriteSession::RewriteSession(std::string root,
       unmanaged_(std::make_unique<UnmanagedLaunchReporter>(edits_, warningStream_)),
       thrust_(std::make_unique<ThrustUseReporter>(edits_, warningStream_)),
       streams_(std::make_unique<ForeignStreamWrapper>(edits_)),
+      cooperative_(std::make_unique<CooperativeLaunchWriter>(edits_, warningStream_)),
       libraries_(std::make_unique<LibraryCallReporter>(edits_, warningStream_)) {
   renamer_->registerMatchers(finder_);
   tasks_->registerMatchers(finder_);
   unmanaged_->registerMatchers(finder_);
   thrust_->registerMatchers(finder_);
   streams_->registerMatchers(finder_);
+  cooperative_->registerMatchers(finder_);
   libraries_->registerMatchers(finder_);
 }
 

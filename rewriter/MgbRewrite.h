@@ -21,6 +21,7 @@ class FunctionTaskCallback;
 class UnmanagedLaunchReporter;
 class ThrustUseReporter;
 class ForeignStreamWrapper;
+class CooperativeLaunchWriter;
 class LibraryCallReporter;
 
 struct FileResult {
@@ -67,6 +68,7 @@ private:
   std::unique_ptr<UnmanagedLaunchReporter> unmanaged_;
   std::unique_ptr<ThrustUseReporter> thrust_;
   std::unique_ptr<ForeignStreamWrapper> streams_;
+  std::unique_ptr<CooperativeLaunchWriter> cooperative_;
   std::unique_ptr<LibraryCallReporter> libraries_;
 };
 

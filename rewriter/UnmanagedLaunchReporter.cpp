@@ -14,7 +14,8 @@ using namespace clang::ast_matchers;
 
 namespace {
 // CUDA runtime entry points with no mgb_ twin in mgb.h that start kernels or take device memory:
-// the rewrite cannot route them through libmgb, so each call is reported.
+// the rewrite cannot route them through libmgb, so each call is reported (cudaLaunchCooperativeKernel:
+// CooperativeLaunchWriter, which routes the common form and reports the others).
 struct UntwinnedApi {
   const char *name;
   const char *consequence;
@@ -23,7 +24,6 @@ constexpr const char *kLaunch = "this launch runs unmanaged (on the device the t
 constexpr const char *kAlloc = "this device memory is not counted in any task's reservation, and "
                                "it lives on the device current at the call";
 constexpr UntwinnedApi kUntwinned[] = {
-    {"cudaLaunchCooperativeKernel", kLaunch},
     {"cudaLaunchCooperativeKernelMultiDevice", kLaunch},
     {"cudaLaunchKernelEx", kLaunch},
     {"cudaLaunchKernelExC", kLaunch},
