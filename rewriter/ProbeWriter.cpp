@@ -63,16 +63,28 @@ private:
     std::string var = "mgb_task_" + std::to_string(n);
     std::string indent = indentationAt(begin, SM_);
     const Launch *firstLaunch = T.launches.front();
+    // With a return inside a macro body, a local guard ends the task whenever the block is left;
+    // the end after the region's last statement disarms it (mgb_task_end(0) does nothing).
+    std::string guard = var + "_guard";
+    std::string scope =
+        T.endsAtScopeExit ? "struct " + var + "_scope { mgb_task t; ~" + var +
+                                "_scope() { mgb_task_end(t); } } " + guard + "{" + var + "};\n" +
+                                indent
+                          : "";
     edits_.insert(begin,
                   "mgb_task " + var + " = mgb_task_begin(" + T.sizeText + ", mgb_dim(" +
                       T.gridText + "), mgb_dim(" + T.blockText + "), (const void *)" +
                       T.kernelText + ", \"" + siteOf(firstLaunch->expr()->getBeginLoc(), SM_) +
-                      "\");\n" + indent,
+                      "\");\n" + indent + scope,
                   SM_);
     std::string end = "mgb_task_end(" + var + ");";
+    if (T.endsAtScopeExit)
+      end += " " + guard + ".t = 0;";
     if (!isa<ReturnStmt>(lastStmt))
       edits_.insert(statementEnd(lastStmt, SM_, LO_), "\n" + indent + end, SM_);
     for (const ReturnStmt *R : T.exits) {
+      if (T.endsAtScopeExit)
+        break; // the guard ends the task on every return
       edits_.insert(statementBegin(R, SM_), "{ " + end + " ", SM_);
       edits_.insert(statementEnd(R, SM_, LO_), " }", SM_);
     }
@@ -85,6 +97,7 @@ private:
              << siteOf(lastStmt->getEndLoc(), SM_)
              << (T.untilFunctionEnd ? " (memory not freed on every path: ends at function exit)"
                                     : "")
+             << (T.endsAtScopeExit ? " (a return inside a macro: a guard ends it on leaving)" : "")
              << "\n";
   }
 

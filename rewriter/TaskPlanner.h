@@ -48,6 +48,7 @@ struct Task {
   size_t first = 0, last = 0;
   bool untilFunctionEnd = false;          // memory not freed on every path
   std::vector<const clang::ReturnStmt *> exits; // returns inside the region (end goes before)
+  bool endsAtScopeExit = false; // a return inside a macro body leaves it: a guard ends the task
   std::string sizeText, gridText, blockText, kernelText;
 };
 
