@@ -1,7 +1,8 @@
 # Configures and builds test/rewriter/cmake_project with -DCMAKE_CUDA_COMPILER=<mgb-nvcc> (cmake -P),
 # as a user would build an unchanged third-party CMake project: CMake's CUDA compiler checks must
 # pass through mgb-nvcc, every .cu object must reference mgb probes, the C++ object must not, and
-# the executable must be linked with libmgb.
+# both executables must be linked with libmgb (scale_host has only C++ sources: CMake links it
+# with the C++ compiler).
 # Variables: MGB_NVCC PROJECT OUT NM
 foreach(var MGB_NVCC PROJECT OUT NM)
   if(NOT DEFINED ${var})
@@ -21,7 +22,7 @@ if(NOT rc EQUAL 0)
 endif()
 foreach(pair "CMakeFiles/kernels.dir/kernels.cu.o;U mgb_launch_prepare"
              "CMakeFiles/scale_cmake.dir/main.cu.o;U mgb_cudaMalloc"
-             "scale_cmake;T mgb_task_begin")
+             "scale_cmake;T mgb_task_begin" "scale_host;T mgb_task_begin")
   list(GET pair 0 file)
   list(GET pair 1 pattern)
   execute_process(COMMAND ${NM} -C ${OUT}/${file} OUTPUT_VARIABLE syms RESULT_VARIABLE rc)
