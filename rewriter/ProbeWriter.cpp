@@ -27,8 +27,11 @@ public:
     }
     explain_ << "\n";
     for (const Task &T : plan_.tasks) {
-      if (T.isStatic)
+      if (T.isStatic) {
         writeStatic(T);
+        for (const std::string &w : T.warnings)
+          warnings_ << w << "\n";
+      }
       else
         for (const Launch *L : T.launches)
           L->library ? writeLazyLibraryCall(*L, T) : writeLazy(*L, T.lazyReason);

@@ -87,6 +87,8 @@ public:
     if (isMgbProbeName(calleeName(E)))
       plan_.alreadyRewritten = true;
     llvm::StringRef name = cudaNameOfCallee(E);
+    if (name.empty())
+      noteHandleCall(E);
     if (name.empty() && isHostLibraryCall(E)) {
       Launch L;
       L.library = E;
@@ -139,6 +141,45 @@ public:
     return false;
   }
 
+  // A library handle's creation (`cublasCreate(&h)`, `cufftPlan1d(&plan, ...)`,
+  // `curandCreateGenerator(&gen, ...)`) or destruction (`cublasDestroy(h)`) in this function.
+  void noteHandleCall(const CallExpr *E) {
+    const FunctionDecl *FD = E->getDirectCallee();
+    if (!FD || !FD->getIdentifier() || E->getNumArgs() == 0)
+      return;
+    llvm::StringRef library = cudaLibraryOf(FD);
+    if (library.empty() || library == "thrust" || library == "cub")
+      return;
+    llvm::StringRef callee = FD->getName();
+    const Expr *first = stripCasts(E->getArg(0));
+    if (callee.contains("Destroy")) {
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(first))
+        if (const VarDecl *v = localVar(DRE); v && isLibraryHandle(v))
+          handleDestroys[v].push_back(E);
+      return;
+    }
+    if (!callee.contains("Create") && !callee.contains("Plan"))
+      return;
+    if (const auto *UO = dyn_cast<UnaryOperator>(first); UO && UO->getOpcode() == UO_AddrOf)
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(stripCasts(UO->getSubExpr())))
+        if (const VarDecl *v = localVar(DRE); v && isLibraryHandle(v))
+          handleCreates[v].push_back(E);
+  }
+
+  // A variable of a library's handle type (cublasHandle_t, cusparseHandle_t, cufftHandle,
+  // curandGenerator_t...): the library ties it to the device current at its creation.
+  static bool isLibraryHandle(const VarDecl *v) {
+    const auto *TT = v->getType()->getAs<TypedefType>();
+    if (!TT)
+      return false;
+    const TypedefNameDecl *TD = TT->getDecl();
+    llvm::StringRef n = TD->getName();
+    if (!n.ends_with("Handle_t") && !n.ends_with("Handle") && !n.ends_with("Generator_t"))
+      return false;
+    llvm::StringRef library = cudaLibraryOf(TD);
+    return !library.empty() && library != "thrust" && library != "cub";
+  }
+
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     if (const VarDecl *VD = localVar(E))
       refs[VD].push_back(E);
@@ -157,6 +198,7 @@ public:
   }
 
   std::map<const VarDecl *, std::vector<const DeclRefExpr *>> refs;
+  std::map<const VarDecl *, std::vector<const CallExpr *>> handleCreates, handleDestroys;
   bool hasGoto = false;
 
 private:
@@ -434,14 +476,67 @@ private:
     for (const MemOp &op : plan_.ops)
       if (op.object && T.objects.count(op.object))
         T.ops.push_back(&op);
-    if (T.lazyReason.empty())
-      T.lazyReason = placeStatically(T);
+    if (T.lazyReason.empty()) {
+      // Library handles the task's library calls use start (and end) with the task when created
+      // in this function and the region can cover them; otherwise today's region and a warning.
+      std::vector<const Stmt *> handleNodes;
+      std::vector<std::pair<SourceLocation, std::string>> outside;
+      handleCalls(T, handleNodes, outside);
+      std::string why = placeStatically(T, handleNodes);
+      if (!why.empty() && !handleNodes.empty()) {
+        for (const Stmt *n : handleNodes)
+          if (const auto *CE = dyn_cast<CallExpr>(n); CE && !calleeName(CE).contains("Destroy")) {
+            const auto *UO = dyn_cast<UnaryOperator>(stripCasts(CE->getArg(0)));
+            const auto *DRE = UO ? dyn_cast<DeclRefExpr>(stripCasts(UO->getSubExpr())) : nullptr;
+            outside.emplace_back(CE->getBeginLoc(), DRE ? DRE->getDecl()->getNameAsString() : "");
+          }
+        T.exits.clear();
+        T.endsAtScopeExit = false;
+        why = placeStatically(T, {});
+      }
+      T.lazyReason = why;
+      if (why.empty())
+        for (const auto &[at, name] : outside)
+          T.warnings.push_back(siteOf(at, SM_) +
+                               ": warning: library handle created outside the task: it stays on "
+                               "the device current at its creation, which may not be the task's "
+                               "GPU" + (name.empty() ? "" : " (`" + name + "`)"));
+    }
     T.isStatic = T.lazyReason.empty();
     return T;
   }
 
+  // The creation and destruction calls of the library handles the task's library calls use;
+  // handles created elsewhere (parameters, globals, other functions) are listed in `outside`
+  // (at the library call, with the handle's name).
+  void handleCalls(const Task &T, std::vector<const Stmt *> &nodes,
+                   std::vector<std::pair<SourceLocation, std::string>> &outside) {
+    std::set<const VarDecl *> seen;
+    for (const Launch *L : T.launches) {
+      if (!L->library)
+        continue;
+      for (const Expr *arg : L->library->arguments()) {
+        const auto *DRE = dyn_cast<DeclRefExpr>(stripCasts(arg));
+        const auto *v = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+        if (!v || !Collector::isLibraryHandle(v) || !seen.insert(v).second)
+          continue;
+        auto created = facts_.handleCreates.find(v);
+        if (created == facts_.handleCreates.end()) {
+          outside.emplace_back(L->library->getBeginLoc(), v->getName().str());
+          continue;
+        }
+        for (const CallExpr *C : created->second)
+          nodes.push_back(C);
+        if (auto d = facts_.handleDestroys.find(v); d != facts_.handleDestroys.end())
+          for (const CallExpr *D : d->second)
+            if (SM_.isBeforeInTranslationUnit(L->library->getBeginLoc(), D->getBeginLoc()))
+              nodes.push_back(D);
+      }
+    }
+  }
+
   // Returns why the task cannot be bound statically ("" when it was placed).
-  std::string placeStatically(Task &T) {
+  std::string placeStatically(Task &T, const std::vector<const Stmt *> &handleNodes) {
     if (facts_.hasGoto)
       return "the function uses goto";
     if (!cfg_)
@@ -473,6 +568,7 @@ private:
     for (const VarDecl *v : T.objects)
       for (const DeclRefExpr *use : facts_.refs[v])
         nodes.push_back(use);
+    nodes.insert(nodes.end(), handleNodes.begin(), handleNodes.end());
     if (std::string why = findRegion(T, nodes); !why.empty())
       return why;
     for (const MemOp *op : T.ops)

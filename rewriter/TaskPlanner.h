@@ -50,6 +50,8 @@ struct Task {
   std::vector<const clang::ReturnStmt *> exits; // returns inside the region (end goes before)
   bool endsAtScopeExit = false; // a return inside a macro body leaves it: a guard ends the task
   std::string sizeText, gridText, blockText, kernelText;
+  // Static tasks: library handles their library calls use that the region does not cover.
+  std::vector<std::string> warnings;
 };
 
 struct FunctionPlan {
