@@ -64,10 +64,8 @@ void CooperativeLaunchWriter::run(const MatchFinder::MatchResult &result) {
   const SourceManager &SM = *result.SourceManager;
   const LangOptions &LO = result.Context->getLangOpts();
   const FunctionDecl *FD = call->getDirectCallee();
-  const FunctionDecl *pattern =
-      FD->getPrimaryTemplate() ? FD->getPrimaryTemplate()->getTemplatedDecl() : FD;
   SourceLocation at = SM.getExpansionLoc(call->getBeginLoc());
-  if (!isCudaRuntimeDecl(pattern) || SM.isInSystemHeader(at) || !edits_.isEditable(at, SM))
+  if (!isCudaRuntimeDecl(templatePattern(FD)) || SM.isInSystemHeader(at) || !edits_.isEditable(at, SM))
     return;
   const Expr *args = call->getArg(3);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(args->IgnoreParenImpCasts());

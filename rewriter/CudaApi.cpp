@@ -118,10 +118,16 @@ llvm::StringRef cudaNameOfCallee(const clang::CallExpr *call, bool *alreadyRewri
   }
   if (!cudaOpKind(name))
     return {};
-  const clang::FunctionDecl *pattern = FD->getPrimaryTemplate()
-                                           ? FD->getPrimaryTemplate()->getTemplatedDecl()
-                                           : FD;
-  return isCudaRuntimeDecl(pattern) ? name : llvm::StringRef();
+  return isCudaRuntimeDecl(templatePattern(FD)) ? name : llvm::StringRef();
+}
+
+const clang::FunctionDecl *templatePattern(const clang::FunctionDecl *FD) {
+  return FD->getPrimaryTemplate() ? FD->getPrimaryTemplate()->getTemplatedDecl() : FD;
+}
+
+llvm::StringRef hostLibraryOf(const clang::FunctionDecl *FD) {
+  llvm::StringRef library = cudaLibraryOf(templatePattern(FD));
+  return library == "thrust" ? llvm::StringRef() : library;
 }
 
 llvm::StringRef cudaLibraryOf(const clang::Decl *D) {

@@ -33,6 +33,14 @@ llvm::StringRef cudaNameOfCallee(const clang::CallExpr *call, bool *alreadyRewri
 // empty. Such libraries launch kernels and take device memory inside themselves.
 llvm::StringRef cudaLibraryOf(const clang::Decl *D);
 
+// The template FD was instantiated from (its declaration in the header), or FD itself: the
+// headers' checks above look at where that is declared.
+const clang::FunctionDecl *templatePattern(const clang::FunctionDecl *FD);
+
+// The library of a host call's callee (cudaLibraryOf its template pattern), thrust excepted:
+// thrust's containers and algorithms are reported on their own (ThrustUseReporter).
+llvm::StringRef hostLibraryOf(const clang::FunctionDecl *FD);
+
 // mgb.h probe names whose presence in a function means it was rewritten already.
 bool isMgbProbeName(llvm::StringRef name);
 

@@ -36,8 +36,7 @@ void ForeignStreamWrapper::run(const MatchFinder::MatchResult &result) {
   const SourceManager &SM = *result.SourceManager;
   if (!FD || !FD->getIdentifier() || SM.isInSystemHeader(SM.getExpansionLoc(call->getBeginLoc())))
     return;
-  const FunctionDecl *pattern =
-      FD->getPrimaryTemplate() ? FD->getPrimaryTemplate()->getTemplatedDecl() : FD;
+  const FunctionDecl *pattern = templatePattern(FD);
   bool runtimeWithoutTwin = isCudaRuntimeDecl(pattern) && !cudaOpKind(FD->getName()) &&
                             !FD->getName().starts_with("mgb_");
   bool library = !cudaLibraryOf(pattern).empty();

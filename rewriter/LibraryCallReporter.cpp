@@ -31,10 +31,8 @@ void LibraryCallReporter::run(const MatchFinder::MatchResult &result) {
   if (!FD || !FD->getIdentifier() || !at.isValid() || SM.isInSystemHeader(at) ||
       !edits_.isEditable(at, SM))
     return;
-  const FunctionDecl *pattern =
-      FD->getPrimaryTemplate() ? FD->getPrimaryTemplate()->getTemplatedDecl() : FD;
-  llvm::StringRef library = cudaLibraryOf(pattern);
-  if (library.empty() || library == "thrust")
+  llvm::StringRef library = hostLibraryOf(FD);
+  if (library.empty())
     return;
   std::string text = siteOf(at, SM) + ": warning: " + FD->getName().str() +
                      " works on the GPU through " + library.str() +

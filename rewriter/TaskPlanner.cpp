@@ -130,10 +130,7 @@ public:
     if (!FD || (FD->hasAttr<CUDADeviceAttr>() && !FD->hasAttr<CUDAHostAttr>()) ||
         FD->hasAttr<CUDAGlobalAttr>())
       return false;
-    const FunctionDecl *pattern =
-        FD->getPrimaryTemplate() ? FD->getPrimaryTemplate()->getTemplatedDecl() : FD;
-    llvm::StringRef library = cudaLibraryOf(pattern);
-    if (library.empty() || library == "thrust")
+    if (hostLibraryOf(FD).empty())
       return false;
     for (const Expr *arg : E->arguments())
       if (arg->getType()->isPointerType())
@@ -147,8 +144,7 @@ public:
     const FunctionDecl *FD = E->getDirectCallee();
     if (!FD || !FD->getIdentifier() || E->getNumArgs() == 0)
       return;
-    llvm::StringRef library = cudaLibraryOf(FD);
-    if (library.empty() || library == "thrust" || library == "cub")
+    if (hostLibraryOf(FD).empty())
       return;
     llvm::StringRef callee = FD->getName();
     const Expr *first = stripCasts(E->getArg(0));
@@ -479,17 +475,11 @@ private:
     if (T.lazyReason.empty()) {
       // Library handles the task's library calls use start (and end) with the task when created
       // in this function and the region can cover them; otherwise today's region and a warning.
-      std::vector<const Stmt *> handleNodes;
-      std::vector<std::pair<SourceLocation, std::string>> outside;
-      handleCalls(T, handleNodes, outside);
-      std::string why = placeStatically(T, handleNodes);
-      if (!why.empty() && !handleNodes.empty()) {
-        for (const Stmt *n : handleNodes)
-          if (const auto *CE = dyn_cast<CallExpr>(n); CE && !calleeName(CE).contains("Destroy")) {
-            const auto *UO = dyn_cast<UnaryOperator>(stripCasts(CE->getArg(0)));
-            const auto *DRE = UO ? dyn_cast<DeclRefExpr>(stripCasts(UO->getSubExpr())) : nullptr;
-            outside.emplace_back(CE->getBeginLoc(), DRE ? DRE->getDecl()->getNameAsString() : "");
-          }
+      HandleUses handles = handleUses(T);
+      std::vector<std::pair<SourceLocation, std::string>> &outside = handles.outside;
+      std::string why = placeStatically(T, handles.calls);
+      if (!why.empty() && !handles.calls.empty()) {
+        outside.insert(outside.end(), handles.created.begin(), handles.created.end());
         T.exits.clear();
         T.endsAtScopeExit = false;
         why = placeStatically(T, {});
@@ -506,11 +496,15 @@ private:
     return T;
   }
 
-  // The creation and destruction calls of the library handles the task's library calls use;
-  // handles created elsewhere (parameters, globals, other functions) are listed in `outside`
-  // (at the library call, with the handle's name).
-  void handleCalls(const Task &T, std::vector<const Stmt *> &nodes,
-                   std::vector<std::pair<SourceLocation, std::string>> &outside) {
+  // The library handles the task's library calls use: the calls creating them in this function
+  // and destroying them after those calls, where they were created (handle names beside), and
+  // the handles created elsewhere (parameters, globals, other functions: at the library call).
+  struct HandleUses {
+    std::vector<const Stmt *> calls;
+    std::vector<std::pair<SourceLocation, std::string>> created, outside;
+  };
+  HandleUses handleUses(const Task &T) {
+    HandleUses uses;
     std::set<const VarDecl *> seen;
     for (const Launch *L : T.launches) {
       if (!L->library)
@@ -522,17 +516,20 @@ private:
           continue;
         auto created = facts_.handleCreates.find(v);
         if (created == facts_.handleCreates.end()) {
-          outside.emplace_back(L->library->getBeginLoc(), v->getName().str());
+          uses.outside.emplace_back(L->library->getBeginLoc(), v->getName().str());
           continue;
         }
-        for (const CallExpr *C : created->second)
-          nodes.push_back(C);
+        for (const CallExpr *C : created->second) {
+          uses.calls.push_back(C);
+          uses.created.emplace_back(C->getBeginLoc(), v->getName().str());
+        }
         if (auto d = facts_.handleDestroys.find(v); d != facts_.handleDestroys.end())
           for (const CallExpr *D : d->second)
             if (SM_.isBeforeInTranslationUnit(L->library->getBeginLoc(), D->getBeginLoc()))
-              nodes.push_back(D);
+              uses.calls.push_back(D);
       }
     }
+    return uses;
   }
 
   // Returns why the task cannot be bound statically ("" when it was placed).

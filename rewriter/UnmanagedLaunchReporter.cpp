@@ -66,11 +66,9 @@ void UnmanagedLaunchReporter::run(const MatchFinder::MatchResult &result) {
   const FunctionDecl *FD = call ? call->getDirectCallee() : nullptr;
   if (!FD)
     return;
-  const FunctionDecl *pattern =
-      FD->getPrimaryTemplate() ? FD->getPrimaryTemplate()->getTemplatedDecl() : FD;
   SourceLocation at = SM.getExpansionLoc(call->getBeginLoc());
   const UntwinnedApi *api = findUntwinned(FD->getName());
-  if (!api || !isCudaRuntimeDecl(pattern) || SM.isInSystemHeader(at))
+  if (!api || !isCudaRuntimeDecl(templatePattern(FD)) || SM.isInSystemHeader(at))
     return;
   warn(siteOf(at, SM) + ": warning: " + FD->getName().str() + " has no mgb twin: " +
        api->consequence);
