@@ -186,10 +186,11 @@ class Runtime {
   // The thread got `device` from mgbd: deferred event records happen there now.
   void PlacedOn(int device);
   int CurrentDevice();
-  // CUDA's number for the GPU on PCI bus `bus_id`, and CUDA's device count (-1: CUDA failed).
-  // Fixed for the process, so asked of the driver once, not at every task (runtime_tasks.cpp).
+  // CUDA's number for the GPU on PCI bus `bus_id`, and CUDA's device count. Fixed for the
+  // process, so asked of the driver once (a failure is returned and asked again next time), not
+  // at every task or cudaSetDevice (runtime_tasks.cpp).
   cudaError_t DeviceByBusId(const std::string &bus_id, int *device);
-  int DeviceCount();
+  cudaError_t DeviceCount(int *count);
 
   const uint64_t id_;  // keys this runtime's per-thread state (an address could be reused)
   CudaApi &api_;

@@ -244,7 +244,7 @@ cudaError_t Runtime::DeviceSetLimit(cudaLimit limit, size_t value) {
 cudaError_t Runtime::SetDevice(int device) {
   if (!session_.Managed()) return api_.SetDevice(device);
   int count = 0;
-  cudaError_t error = api_.GetDeviceCount(&count);
+  cudaError_t error = DeviceCount(&count);
   if (error != cudaSuccess) return error;
   // Validated like CUDA does, then only recorded: mgbd decides where work runs.
   return device >= 0 && device < count ? cudaSuccess : cudaErrorInvalidDevice;

@@ -122,8 +122,8 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
                   ")");
     return 0;
   }
-  const int count = DeviceCount();
-  if (device >= count) {
+  int count = 0;
+  if (DeviceCount(&count) != cudaSuccess || device >= count) {
     (void)client->TaskEnd(placed->task_id);
     session_.Fail("task at " + site + ": mgbd placed it on GPU " + std::to_string(device) +
                   " but CUDA sees " + std::to_string(count) + " device(s)");
@@ -329,14 +329,14 @@ cudaError_t Runtime::DeviceByBusId(const std::string &bus_id, int *device) {
   return found;
 }
 
-int Runtime::DeviceCount() {
+cudaError_t Runtime::DeviceCount(int *count) {
   std::lock_guard lock(device_mu_);
   if (device_count_ < 0) {
-    int count = 0;
-    if (api_.GetDeviceCount(&count) != cudaSuccess) return -1;  // asked again next time
-    device_count_ = count;
+    if (cudaError_t error = api_.GetDeviceCount(count); error != cudaSuccess) return error;
+    device_count_ = *count;
   }
-  return device_count_;
+  *count = device_count_;
+  return cudaSuccess;
 }
 
 void Runtime::PrepareDevice(int device) {
