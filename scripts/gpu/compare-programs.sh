@@ -16,14 +16,18 @@ exact=0; require=
 while [[ $# -gt 0 && "$1" == --* ]]; do
   case "$1" in
     --exact) exact=1; shift ;;
-    --require) require="$2"; shift 2 ;;
+    --require)
+      [[ $# -ge 2 ]] || { echo "compare-programs: --require needs a REGEX" >&2; exit 2; }
+      require="$2"; shift 2 ;;
     --help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "compare-programs: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 dir="${1:-}"; mgbd="${2:-}"
 if [[ -z "$dir" || -z "$mgbd" ]]; then sed -n '2,13p' "$0" >&2; exit 2; fi
+[[ -d "$dir" ]] || { echo "compare-programs: $dir is not a directory" >&2; exit 2; }
 [[ -x "$mgbd" ]] || { echo "compare-programs: $mgbd is not an executable mgbd" >&2; exit 2; }
+shopt -s nullglob
 timing='([Tt]ime|[Tt]iming|[Tt]hroughput|[Bb]andwidth|[Pp]erformance|GB/s|GBytes|GFLOP|elapsed|[0-9] *(s|ms|us|ns|sec|secs|seconds|msec|usec|nanoseconds)\b)'
 limit="${PROGRAM_TIMEOUT:-60}"
 
@@ -41,11 +45,14 @@ for orig in "$dir"/*.orig; do
   [[ -n "${args[$name]+set}" ]] || order+=("$name")
 done
 
+[[ ${#order[@]} -gt 0 ]] || { echo "compare-programs: no NAME.orig programs in $dir" >&2; exit 2; }
+
 sock="$(mktemp -u /tmp/mgbd-compare.XXXXXX.sock)"
 "$mgbd" --socket "$sock" --verbose 1 > "$dir/mgbd.log" 2>&1 &
 mgbd_pid=$!
 trap 'kill "$mgbd_pid" 2>/dev/null || true' EXIT
 for _ in $(seq 50); do [[ -S "$sock" ]] && break; sleep 0.1; done
+[[ -S "$sock" ]] || { echo "compare-programs: $mgbd did not start (its log: $dir/mgbd.log)" >&2; exit 2; }
 
 # The program's own name (argv[0]: NAME.orig or NAME.mgb) is printed as NAME in both.
 keep() {
