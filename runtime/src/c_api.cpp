@@ -89,6 +89,29 @@ cudaError_t mgb_cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void *
   return R().LaunchKernel(func, grid, block, args, shared_bytes, stream);
 }
 
+cudaError_t mgb_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  return R().StreamBeginCapture(stream, mode);
+}
+cudaError_t mgb_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
+  return R().StreamEndCapture(stream, graph);
+}
+cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                     unsigned long long flags) {
+  return R().GraphInstantiate(exec, graph, flags);
+}
+cudaError_t mgb_cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                              unsigned long long flags) {
+  return R().GraphInstantiate(exec, graph, flags);
+}
+cudaError_t mgb_cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+  return R().GraphLaunch(exec, stream);
+}
+
+cudaError_t mgb_prepare_pointers(const char *site, int n, const void *const *pointers) {
+  return R().PreparePointers(site, n, pointers);
+}
+void mgb_note_unseen_code(const char *file) { R().NoteUnseenCode(file); }
+
 cudaError_t mgb_launch_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel, const char *site,
                                int nargs, const void *const *args, const size_t *arg_sizes) {
   return R().LaunchPrepare(grid, block, kernel, site, nargs, args, arg_sizes);

@@ -59,6 +59,13 @@ class CudaApi {
 
   virtual cudaError_t LaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                                    size_t shared_bytes, cudaStream_t stream) = 0;
+
+  // CUDA graphs: stream capture and the launch of an instantiated graph.
+  virtual cudaError_t StreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) = 0;
+  virtual cudaError_t StreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) = 0;
+  virtual cudaError_t GraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                       unsigned long long flags) = 0;
+  virtual cudaError_t GraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) = 0;
 };
 
 // The CudaApi the process-wide runtime (the C API) uses. libmgb.a defines it (the real CUDA

@@ -92,6 +92,19 @@ class RealCudaApi final : public CudaApi {
                            size_t shared_bytes, cudaStream_t stream) override {
     return cudaLaunchKernel(func, grid, block, args, shared_bytes, stream);
   }
+  cudaError_t StreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) override {
+    return cudaStreamBeginCapture(stream, mode);
+  }
+  cudaError_t StreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) override {
+    return cudaStreamEndCapture(stream, graph);
+  }
+  cudaError_t GraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                               unsigned long long flags) override {
+    return cudaGraphInstantiate(exec, graph, flags);
+  }
+  cudaError_t GraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) override {
+    return cudaGraphLaunch(exec, stream);
+  }
 };
 
 }  // namespace

@@ -26,7 +26,7 @@ struct Task {
   uint64_t allocated = 0;   // bytes really allocated for it
   uint64_t pending = 0;     // bytes reserved for allocations in flight
   int depth = 0;            // static begins (nesting) not yet ended
-  size_t objects = 0;       // stand-ins bound to it
+  size_t objects = 0;       // stand-ins bound to it, and allocations holding it (eager binding)
   uint64_t launch_warps = 0;  // warps of the widest launch shape mgbd was told of
 
   uint64_t Budget() const { return reserved > heap_bytes ? reserved - heap_bytes : 0; }
@@ -85,6 +85,7 @@ struct LazyHandle {
 struct RealAllocation {
   size_t size = 0;
   uint64_t task_id = 0;  // 0: made unmanaged or outside any task
+  bool holds_task = false;  // counted in its task's `objects` (eager binding): freeing it may end it
 };
 
 }  // namespace mgb::runtime

@@ -91,6 +91,22 @@ class Runtime {
                            size_t shared_bytes, cudaStream_t stream);
   void *RealPtr(const void *ptr);
   void TranslateWords(void *bytes, size_t size);
+  // Before a call into code mgb cannot see (a CUDA library): binds the stand-ins among
+  // pointers[0..n) to one task and makes its GPU current (a launch of one thread, no kernel).
+  cudaError_t PreparePointers(const char *site, int n, const void *const *pointers);
+
+  // ---- CUDA graphs (runtime_graphs.cpp): a captured graph belongs to the task of its memory
+  cudaError_t StreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
+  cudaError_t StreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
+  cudaError_t GraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                               unsigned long long flags);
+  cudaError_t GraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+
+  // ---- eager binding (runtime_eager.cpp): the program holds code mgb cannot see (a translation
+  // unit compiled as written), so no stand-in may be handed out from now on: every allocation is
+  // real at once, and all of them, with every static task, share one task on one GPU.
+  void NoteUnseenCode(const char *file);
+  bool Eager() const { return eager_.load(std::memory_order_relaxed); }
 
   // Ends every task still open and the session (at exit, or when a test's runtime goes).
   void Shutdown();
@@ -115,6 +131,8 @@ class Runtime {
     uint64_t last_prepared = 0;   // the lazy task of this thread's latest prepared launch
     int placed_device = -1;       // the GPU mgbd last gave this thread (-1: none yet)
     std::vector<cudaEvent_t> pending_records;  // stand-in events recorded before that
+    int captures = 0;             // stream captures under way on this thread
+    int capture_device = -1;      // the GPU they capture on
   };
   struct Resolved {
     LazyObject *object = nullptr;
@@ -175,6 +193,23 @@ class Runtime {
   };
   KernelResources ResourcesOf(const void *kernel);
   std::vector<uintptr_t> StandInsIn(const void *bytes, size_t size) const;
+  // Host bytes about to be copied straight into device memory, with every stand-in address among
+  // them bound (to `preferred` when it is a task) and replaced by its real address: a host array
+  // of device pointers copied to the device (a batched library call's pointer array) must hold
+  // real pointers there. Empty when the bytes hold no stand-in, or when no stand-in exists.
+  std::vector<unsigned char> TranslatedHostBytes(const void *src, size_t count,
+                                                 uint64_t preferred);
+  // The GPU of the task owning a real device address among the words of args (-1: none).
+  int DeviceOfRealWords(int nargs, const void *const *args, const size_t *arg_sizes);
+
+  // Eager binding: the task every allocation and static task of the process joins (started by
+  // the first of them, `bytes` its memory). 0 when mgbd placed nothing (unmanaged).
+  uint64_t ProcessTask(uint64_t bytes, const LaunchShape &shape, const std::string &site);
+  // The task an allocation made now belongs to: this thread's static task, else under eager
+  // binding the process task (its GPU made current), else 0 (a stand-in is handed out).
+  uint64_t AllocationTask(uint64_t bytes);
+  // Under eager binding an allocation keeps its task open until it is freed.
+  void HoldTask(void *real);
 
   // Streams and events (runtime_streams.cpp).
   LazyHandle *HandleLocked(const void *handle);
@@ -223,6 +258,15 @@ class Runtime {
   size_t heap_bytes_ = kDefaultHeapBytes;
   std::map<std::string, int> device_by_bus_;  // DeviceByBusId's answers (device_mu_)
   int device_count_ = -1;                     // DeviceCount's answer once known (device_mu_)
+
+  // CUDA graphs: the GPU each captured graph and each instantiated graph lives on (mu_).
+  std::map<const void *, int> graph_devices_;
+  std::map<const void *, int> exec_devices_;
+
+  // Eager binding (runtime_eager.cpp).
+  std::atomic<bool> eager_{false};
+  std::mutex process_task_mu_;  // held while the process task is started (an mgbd call)
+  uint64_t process_task_ = 0;   // (mu_)
 
   WaitClock waits_;
   std::atomic<bool> waits_printed_{false};

@@ -155,6 +155,14 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
   for (LazyObject *object : named) {
     if (target == 0 && object->state == ObjectState::kBound) target = object->task_id;
   }
+  if (!fresh.empty() && Thread().captures > 0) {
+    // Binding allocates and replays copies, which a stream capture forbids (it would be
+    // invalidated): what a capture uses is bound when it begins (StreamBeginCapture).
+    std::fprintf(stderr, "mgb: %s: device memory first used inside a CUDA graph capture; it must "
+                 "be used or allocated by this thread before cudaStreamBeginCapture\n",
+                 site.c_str());
+    return cudaErrorStreamCaptureUnsupported;
+  }
   std::vector<LazyObject *> movers;  // bound to another task: migrate (see docs/runtime.md)
   for (LazyObject *object : named) {
     if (object->state == ObjectState::kBound && object->task_id != target) movers.push_back(object);
@@ -173,7 +181,8 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
             [](const LazyObject *a, const LazyObject *b) { return a->seq < b->seq; });
   lock.unlock();
 
-  if (target == 0 && !fresh.empty()) target = StartTask(fresh_bytes, shape, site, /*lazy=*/true);
+  const bool started = target == 0 && !fresh.empty();
+  if (started) target = StartTask(fresh_bytes, shape, site, /*lazy=*/true);
   if (target != 0 && !fresh.empty() && ReserveInTask(target, fresh_bytes) != Reserve::kDone) {
     target = 0;
   }
@@ -185,6 +194,16 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
   }
   cudaError_t replayed = Materialize(target, fresh, ops);
   if (error == cudaSuccess) error = replayed;
+  if (started && target != 0) {  // a task none of whose memory could be made must not linger
+    lock.lock();
+    auto it = tasks_.find(target);
+    const bool empty = it != tasks_.end() && it->second->objects == 0;
+    lock.unlock();
+    if (empty) {
+      FinishTask(target);
+      target = 0;
+    }
+  }
   if (device >= 0) PlacedOn(device);
   if (target != 0) Thread().last_prepared = target;
   if (target != 0 && error == cudaSuccess) TellLaunch(target, shape);
@@ -417,8 +436,76 @@ cudaError_t Runtime::LaunchPrepare(mgb_dim3 grid, mgb_dim3 block, const void *ke
     std::vector<uintptr_t> found = StandInsIn(args[i], arg_sizes[i]);
     standins.insert(standins.end(), found.begin(), found.end());
   }
-  if (standins.empty()) return cudaSuccess;  // nothing lazy: runs where the thread is
+  if (standins.empty()) {
+    // Nothing lazy. Real memory libmgb made (a static task's, or eagerly bound) is used on its
+    // task's GPU, whichever device the thread left current.
+    int device = DeviceOfRealWords(nargs, args, arg_sizes);
+    if (device >= 0 && device != CurrentDevice()) api_.SetDevice(device);
+    return cudaSuccess;
+  }
   return Bind(standins, ShapeOf(grid, block, kernel), site ? site : "?", 0);
+}
+
+int Runtime::DeviceOfRealWords(int nargs, const void *const *args, const size_t *arg_sizes) {
+  std::lock_guard lock(mu_);
+  if (reals_.empty()) return -1;
+  for (int i = 0; i < nargs; ++i) {
+    if (args[i] == nullptr) continue;
+    const auto *bytes = static_cast<const unsigned char *>(args[i]);
+    for (size_t offset = 0; offset + sizeof(uintptr_t) <= arg_sizes[i];
+         offset += sizeof(uintptr_t)) {
+      uintptr_t word;
+      std::memcpy(&word, bytes + offset, sizeof word);
+      if (uint64_t task = RealOwnerLocked(word)) {
+        if (auto it = tasks_.find(task); it != tasks_.end()) return it->second->device;
+      }
+    }
+  }
+  return -1;
+}
+
+cudaError_t Runtime::PreparePointers(const char *site, int n, const void *const *pointers) {
+  if (!session_.Managed() || n <= 0 || pointers == nullptr) return cudaSuccess;
+  std::vector<const void *> args(n);
+  std::vector<size_t> sizes(n, sizeof(void *));
+  for (int i = 0; i < n; ++i) args[i] = &pointers[i];
+  return LaunchPrepare(mgb_dim3{1, 1, 1}, mgb_dim3{1, 1, 1}, nullptr, site, n, args.data(),
+                       sizes.data());
+}
+
+std::vector<unsigned char> Runtime::TranslatedHostBytes(const void *src, size_t count,
+                                                        uint64_t preferred) {
+  {
+    std::lock_guard lock(mu_);
+    if (objects_.empty()) return {};
+  }
+  if (src == nullptr || count > session_.Config().pointer_scan_limit_bytes) return {};
+  std::vector<uintptr_t> found = StandInsIn(src, count);
+  if (found.empty()) return {};
+  std::vector<uintptr_t> unbound;
+  {
+    std::unique_lock lock(mu_);
+    for (uintptr_t word : found) {
+      Resolved resolved = ResolveLocked(lock, reinterpret_cast<const void *>(word));
+      if (resolved.object != nullptr && resolved.object->state == ObjectState::kUnbound &&
+          !resolved.object->freed) {
+        unbound.push_back(word);
+      }
+    }
+  }
+  if (!unbound.empty()) Bind(unbound, LaunchShape{}, "a copy of device pointers", preferred);
+  std::vector<unsigned char> bytes(static_cast<const unsigned char *>(src),
+                                   static_cast<const unsigned char *>(src) + count);
+  std::lock_guard lock(mu_);
+  for (size_t offset = 0; offset + sizeof(uintptr_t) <= count; offset += sizeof(uintptr_t)) {
+    uintptr_t word;
+    std::memcpy(&word, bytes.data() + offset, sizeof word);
+    if (!arena_.Contains(word)) continue;
+    if (std::optional<uintptr_t> real = TranslateLocked(word)) {
+      std::memcpy(bytes.data() + offset, &*real, sizeof word);
+    }
+  }
+  return bytes;
 }
 
 const std::vector<size_t> &Runtime::ParamSizes(const void *func) {

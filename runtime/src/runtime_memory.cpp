@@ -34,7 +34,11 @@ std::shared_ptr<LazyOp> NewOp(LazyOp::Kind kind, LazyObject *dst, size_t offset,
 
 cudaError_t Runtime::Malloc(void **ptr, size_t bytes) {
   if (!session_.Managed()) return api_.Malloc(ptr, bytes);
-  if (uint64_t task = CurrentTaskId()) return GuardedMalloc(task, ptr, bytes);
+  if (uint64_t task = AllocationTask(bytes)) {
+    cudaError_t error = GuardedMalloc(task, ptr, bytes);
+    if (error == cudaSuccess) HoldTask(*ptr);
+    return error;
+  }
   if (ptr == nullptr) return cudaErrorInvalidValue;
   std::lock_guard lock(mu_);
   LazyObject *object = NewObjectLocked(bytes);
@@ -49,7 +53,7 @@ cudaError_t Runtime::Malloc(void **ptr, size_t bytes) {
 cudaError_t Runtime::MallocPitch(void **ptr, size_t *pitch, size_t width, size_t height) {
   if (!session_.Managed()) return api_.MallocPitch(ptr, pitch, width, height);
   if (ptr == nullptr || pitch == nullptr) return cudaErrorInvalidValue;
-  if (uint64_t task = CurrentTaskId()) {
+  if (uint64_t task = AllocationTask(PitchFor(width) * height)) {
     uint64_t estimate = PitchFor(width) * height;
     switch (ReserveInTask(task, estimate, /*allocation_may_fail=*/true)) {
       case Reserve::kRefused: return cudaErrorMemoryAllocation;
@@ -60,8 +64,11 @@ cudaError_t Runtime::MallocPitch(void **ptr, size_t *pitch, size_t width, size_t
     uint64_t allocated = error == cudaSuccess ? *pitch * height : 0;
     CommitInTask(task, estimate, allocated);
     if (error == cudaSuccess) {
-      std::lock_guard lock(mu_);
-      reals_[reinterpret_cast<uintptr_t>(*ptr)] = RealAllocation{allocated, task};
+      {
+        std::lock_guard lock(mu_);
+        reals_[reinterpret_cast<uintptr_t>(*ptr)] = RealAllocation{allocated, task};
+      }
+      HoldTask(*ptr);
     }
     return error;
   }
@@ -73,7 +80,7 @@ cudaError_t Runtime::MallocPitch(void **ptr, size_t *pitch, size_t width, size_t
 
 cudaError_t Runtime::MallocManaged(void **ptr, size_t bytes, unsigned int flags) {
   if (!session_.Managed()) return api_.MallocManaged(ptr, bytes, flags);
-  uint64_t task = CurrentTaskId();
+  uint64_t task = AllocationTask(bytes);
   // Outside a task managed memory is real at once: the host may touch it right away.
   if (task == 0) return api_.MallocManaged(ptr, bytes, flags);
   switch (ReserveInTask(task, bytes, /*allocation_may_fail=*/true)) {
@@ -84,8 +91,11 @@ cudaError_t Runtime::MallocManaged(void **ptr, size_t bytes, unsigned int flags)
   cudaError_t error = api_.MallocManaged(ptr, bytes, flags);
   CommitInTask(task, bytes, error == cudaSuccess ? bytes : 0);
   if (error == cudaSuccess) {
-    std::lock_guard lock(mu_);
-    reals_[reinterpret_cast<uintptr_t>(*ptr)] = RealAllocation{bytes, task};
+    {
+      std::lock_guard lock(mu_);
+      reals_[reinterpret_cast<uintptr_t>(*ptr)] = RealAllocation{bytes, task};
+    }
+    HoldTask(*ptr);
   }
   return error;
 }
@@ -124,11 +134,26 @@ cudaError_t Runtime::Free(void *ptr) {
 
 cudaError_t Runtime::Memcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
                             std::optional<cudaStream_t> stream) {
-  auto direct = [&](void *d, const void *s, int device) {
+  auto plain = [&](void *d, const void *s, int device) {
     return stream ? api_.MemcpyAsync(d, s, count, kind, StreamOn(*stream, device))
                   : api_.Memcpy(d, s, count, kind);
   };
-  if (!session_.Managed()) return direct(dst, src, -1);
+  if (!session_.Managed()) return plain(dst, src, -1);
+  // Host bytes go into real device memory with their stand-in addresses translated (an array of
+  // device pointers for a batched library call); the translated copy must outlive the copy.
+  auto direct = [&](void *d, const void *s, int device) {
+    if (kind != cudaMemcpyHostToDevice) return plain(d, s, device);
+    uint64_t owner;
+    {
+      std::lock_guard lock(mu_);
+      owner = RealOwnerLocked(reinterpret_cast<uintptr_t>(d));
+    }
+    std::vector<unsigned char> translated = TranslatedHostBytes(s, count, owner);
+    if (translated.empty()) return plain(d, s, device);
+    cudaError_t error = plain(d, translated.data(), device);
+    if (error == cudaSuccess && stream) error = api_.StreamSynchronize(StreamOn(*stream, device));
+    return error;
+  };
   bool dst_standin = IsStandIn(dst), src_standin = IsStandIn(src);
   if (!dst_standin && !src_standin) return direct(dst, src, CurrentDevice());
   {

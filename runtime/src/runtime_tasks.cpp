@@ -13,7 +13,9 @@ std::atomic<uint64_t> next_runtime_id{1};
 }
 
 Runtime::Runtime(CudaApi &api, SessionConfig config)
-    : id_(next_runtime_id++), api_(api), session_(std::move(config)) {}
+    : id_(next_runtime_id++), api_(api), session_(std::move(config)) {
+  eager_ = session_.Config().eager;
+}
 
 Runtime::~Runtime() { Shutdown(); }
 
@@ -182,6 +184,19 @@ mgb_task Runtime::TaskBegin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block,
       return outer;
     }
   }
+  if (Eager()) {  // every static task joins the process task (runtime_eager.cpp)
+    const LaunchShape shape = ShapeOf(grid, block, kernel);
+    uint64_t id = ProcessTask(memory_bytes, shape, site ? site : "?");
+    if (id == 0) return 0;
+    {
+      std::lock_guard lock(mu_);
+      ++tasks_[id]->depth;
+    }
+    state.stack.push_back(id);
+    api_.SetDevice(DeviceOfTask(id));
+    TellLaunch(id, shape);
+    return id;
+  }
   uint64_t id = StartTask(memory_bytes, ShapeOf(grid, block, kernel), site ? site : "?", false);
   if (id == 0) return 0;
   {
@@ -313,6 +328,17 @@ cudaError_t Runtime::ReleaseReal(void *ptr) {
     reals_.erase(it);
   }
   if (allocation.task_id != 0) ReleaseFromTask(allocation.task_id, allocation.size);
+  if (allocation.holds_task) {
+    bool end_task = false;
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = tasks_.find(allocation.task_id); it != tasks_.end()) {
+        Task &task = *it->second;
+        end_task = --task.objects == 0 && task.lazy && task.depth == 0;
+      }
+    }
+    if (end_task) FinishTask(allocation.task_id);
+  }
   return error;
 }
 

@@ -71,6 +71,8 @@ SessionConfig SessionConfig::FromEnvironment() {
   }
   MegabytesFromEnvironment("MGB_CAPTURE_LIMIT_MB", config.capture_limit_bytes);
   MegabytesFromEnvironment("MGB_TASK_SLACK_MB", config.task_slack_bytes);
+  MegabytesFromEnvironment("MGB_POINTER_SCAN_MB", config.pointer_scan_limit_bytes);
+  config.eager = SwitchFromEnvironment("MGB_EAGER");
   config.program = ProgramName();
   return config;
 }

@@ -37,13 +37,20 @@ struct SessionConfig {
   // and on a full GPU it waits behind larger grows (the evaluation lost a 91 GiB job to an
   // 8-byte one). CUDA rounds such allocations up to 2 MiB pages anyway.
   size_t task_slack_bytes = size_t(2) << 20;
+  // Host bytes a copy into device memory may have for them to be scanned for stand-in
+  // addresses (a host array of device pointers must reach the device translated); larger copies
+  // go as they are: no program builds an array of millions of device pointers, and scanning
+  // gigabytes of input would cost as much as copying them.
+  size_t pointer_scan_limit_bytes = size_t(64) << 20;
+  // Bind every allocation eagerly from the start (as code mgb cannot see makes it do).
+  bool eager = false;
   // Print the wait clock (MGB_WAIT_MS) at exit: off by default, so a managed program's output
   // is the program's own; `mgb batch` turns it on for its jobs.
   bool report_waits = false;
 
   // MGB_SOCKET (default /tmp/mgbd.sock); MGB_UNMANAGED=1|allow|yes|true -> kUnmanaged,
   // unset|0|no|false -> kExit; MGB_CONNECT_TIMEOUT_MS; MGB_CAPTURE_LIMIT_MB; MGB_TASK_SLACK_MB;
-  // MGB_REPORT_WAITS=1|yes|true|on -> report_waits.
+  // MGB_REPORT_WAITS=1|yes|true|on -> report_waits; MGB_POINTER_SCAN_MB; MGB_EAGER=1 -> eager.
   static SessionConfig FromEnvironment();
 };
 

@@ -9,6 +9,8 @@ FakeCudaApi::~FakeCudaApi() {
   for (auto &[address, allocation] : allocations_) std::free(reinterpret_cast<void *>(address));
   for (auto &[handle, device] : streams_) std::free(handle);
   for (auto &[handle, device] : events_) std::free(handle);
+  for (auto &[handle, graph] : graphs_) std::free(handle);
+  for (auto &[handle, graph] : execs_) std::free(handle);
 }
 
 namespace {
@@ -113,7 +115,7 @@ cudaError_t FakeCudaApi::DeviceGetByPCIBusId(int *device, const char *pci_bus_id
 }
 cudaError_t FakeCudaApi::DeviceSynchronize() {
   Log("DeviceSynchronize");
-  return cudaSuccess;
+  return AllowedDuringCapture() ? cudaSuccess : cudaErrorStreamCaptureUnsupported;
 }
 cudaError_t FakeCudaApi::DeviceSetLimit(cudaLimit limit, size_t value) {
   Log("DeviceSetLimit", nullptr, value);
@@ -141,6 +143,7 @@ cudaError_t FakeCudaApi::FuncGetParamInfo(const void *func, size_t index, size_t
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::Malloc(void **ptr, size_t bytes) {
+  if (!AllowedDuringCapture()) return cudaErrorStreamCaptureUnsupported;
   void *memory = std::calloc(1, bytes == 0 ? 1 : bytes);
   {
     std::lock_guard lock(mu_);
@@ -173,6 +176,7 @@ cudaError_t FakeCudaApi::Memcpy(void *dst, const void *src, size_t count, cudaMe
       : kind == cudaMemcpyDeviceToDevice ? "MemcpyDtoD"
                                          : "Memcpy",
       dst, count);
+  if (!AllowedDuringCapture()) return cudaErrorStreamCaptureUnsupported;
   {
     std::lock_guard lock(mu_);
     bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
@@ -212,6 +216,7 @@ cudaError_t FakeCudaApi::MemcpyPeer(void *dst, int, const void *src, int, size_t
 }
 cudaError_t FakeCudaApi::Memset(void *ptr, int value, size_t count) {
   Log("Memset", ptr, count);
+  if (!AllowedDuringCapture()) return cudaErrorStreamCaptureUnsupported;
   {
     std::lock_guard lock(mu_);
     if (!Inside(ptr, count)) return cudaErrorInvalidValue;
@@ -332,9 +337,90 @@ cudaError_t FakeCudaApi::LaunchKernel(const void *func, dim3 grid, dim3 block, v
       return cudaErrorInvalidResourceHandle;
     }
     body = it->second.body;
+    if (auto capture = capturing_.find(stream); capture != capturing_.end()) {
+      RecordedLaunch recorded{func, grid, block, {}};
+      for (size_t i = 0; i < it->second.param_sizes.size(); ++i) {
+        const auto *bytes = static_cast<const unsigned char *>(args[i]);
+        recorded.args.emplace_back(bytes, bytes + it->second.param_sizes[i]);
+      }
+      capture->second.launches.push_back(std::move(recorded));
+      return cudaSuccess;
+    }
   }
   FakeLaunch launch{Current(), args, grid, block, stream};
   body(launch);
+  return cudaSuccess;
+}
+
+bool FakeCudaApi::AllowedDuringCapture() {
+  std::lock_guard lock(mu_);
+  if (capturing_.empty()) return true;
+  capture_invalidated_ = true;
+  return false;
+}
+
+cudaError_t FakeCudaApi::StreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
+  Log("StreamBeginCapture", stream);
+  std::lock_guard lock(mu_);
+  auto it = streams_.find(stream);
+  if (it == streams_.end() || it->second != Current()) return cudaErrorInvalidResourceHandle;
+  if (capturing_.count(stream)) return cudaErrorIllegalState;
+  capturing_[stream] = FakeGraph{Current(), {}};
+  return cudaSuccess;
+}
+
+cudaError_t FakeCudaApi::StreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
+  Log("StreamEndCapture", stream);
+  std::lock_guard lock(mu_);
+  auto it = capturing_.find(stream);
+  if (it == capturing_.end()) return cudaErrorIllegalState;
+  auto made = std::make_unique<FakeGraph>(std::move(it->second));
+  capturing_.erase(it);
+  if (capture_invalidated_) {
+    capture_invalidated_ = !capturing_.empty();
+    *graph = nullptr;
+    return cudaErrorStreamCaptureInvalidated;
+  }
+  void *handle = std::malloc(1);
+  graphs_[handle] = std::move(made);
+  *graph = static_cast<cudaGraph_t>(handle);
+  return cudaSuccess;
+}
+
+cudaError_t FakeCudaApi::GraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                          unsigned long long) {
+  Log("GraphInstantiate", graph);
+  std::lock_guard lock(mu_);
+  auto it = graphs_.find(graph);
+  if (it == graphs_.end()) return cudaErrorInvalidValue;
+  void *handle = std::malloc(1);
+  execs_[handle] = it->second.get();
+  *exec = static_cast<cudaGraphExec_t>(handle);
+  return cudaSuccess;
+}
+
+cudaError_t FakeCudaApi::GraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+  Log("GraphLaunch", exec);
+  std::vector<std::pair<Kernel, RecordedLaunch>> runs;
+  int device;
+  {
+    std::lock_guard lock(mu_);
+    auto it = execs_.find(exec);
+    if (it == execs_.end()) return cudaErrorInvalidValue;
+    device = it->second->device;
+    if (stream != nullptr && (!streams_.count(stream) || streams_[stream] != device)) {
+      return cudaErrorInvalidResourceHandle;
+    }
+    for (const RecordedLaunch &launch : it->second->launches) {
+      runs.emplace_back(kernels_[launch.func].body, launch);
+    }
+  }
+  for (auto &[body, launch] : runs) {
+    std::vector<void *> args;
+    for (auto &bytes : launch.args) args.push_back(bytes.data());
+    FakeLaunch run{device, args.data(), launch.grid, launch.block, stream};
+    body(run);
+  }
   return cudaSuccess;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -94,8 +95,34 @@ class FakeCudaApi final : public runtime::CudaApi {
   cudaError_t EventDestroy(cudaEvent_t event) override;
   cudaError_t LaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                            size_t shared_bytes, cudaStream_t stream) override;
+  // Graphs as CUDA makes them in global capture mode: launches on a capturing stream are
+  // recorded, not run; an allocation, synchronous copy or set, or a device synchronisation
+  // while any capture is under way fails (cudaErrorStreamCaptureUnsupported) and invalidates
+  // the capture. A graph runs its launches on the device it was captured on.
+  cudaError_t StreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) override;
+  cudaError_t StreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) override;
+  cudaError_t GraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                               unsigned long long flags) override;
+  cudaError_t GraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) override;
 
  private:
+  struct RecordedLaunch {
+    const void *func;
+    dim3 grid, block;
+    std::vector<std::vector<unsigned char>> args;  // each parameter's bytes at capture
+  };
+  struct FakeGraph {
+    int device;
+    std::vector<RecordedLaunch> launches;
+  };
+  // While a capture is under way, what CUDA refuses in global mode: false, and the capture is
+  // invalidated.
+  bool AllowedDuringCapture();
+  std::map<void *, FakeGraph> capturing_;  // capturing stream -> what it recorded so far
+  bool capture_invalidated_ = false;
+  std::map<void *, std::unique_ptr<FakeGraph>> graphs_;  // graph handle -> graph
+  std::map<void *, FakeGraph *> execs_;                  // exec handle -> graph
+
   struct Allocation {
     int device;
     size_t size;

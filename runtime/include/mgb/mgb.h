@@ -85,6 +85,16 @@ cudaError_t mgb_cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
 cudaError_t mgb_cudaSetDevice(int device);
 cudaError_t mgb_cudaDeviceSynchronize(void);
 
+/* CUDA graphs: the memory a capture uses is placed on one GPU before it begins; the capture, the
+ * instantiation and every launch of the graph happen on that GPU. */
+cudaError_t mgb_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+cudaError_t mgb_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
+cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                     unsigned long long flags);
+cudaError_t mgb_cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                              unsigned long long flags);
+cudaError_t mgb_cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+
 /* cudaLaunchKernel with stand-ins in args translated and a stand-in stream made real; when no task
  * is current it prepares the lazy task first (as mgb_launch_prepare does, with arg sizes unknown:
  * only pointer-sized arguments are inspected). */
@@ -98,6 +108,16 @@ cudaError_t mgb_cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void *
  * operations on its GPU and makes that GPU current. Arguments holding no stand-in are ignored. */
 cudaError_t mgb_launch_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel, const char *site,
                                int nargs, const void *const *args, const size_t *arg_sizes);
+
+/* Before a call into code mgb cannot see (a CUDA library: cuBLAS, cuSPARSE...): binds the
+ * stand-ins among pointers[0..n) to one task, as a launch would, and makes its GPU current; the
+ * call then takes mgb_real_ptr / mgb_arg of each. The C form of mgb_prepare for such calls. */
+cudaError_t mgb_prepare_pointers(const char *site, int n, const void *const *pointers);
+
+/* Called (by mgb/unseen_tu.h, at start-up) for each translation unit compiled as written: that
+ * code may receive any device pointer, so from then on every allocation is bound eagerly (real at
+ * once, one task for the process) and no stand-in is handed out. */
+void mgb_note_unseen_code(const char *file);
 
 /* The real device address behind a stand-in (the pointer itself when it is none). */
 void *mgb_real_ptr(const void *ptr);
