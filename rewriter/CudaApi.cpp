@@ -1,5 +1,6 @@
 #include "CudaApi.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringMap.h"
@@ -38,6 +39,11 @@ const llvm::StringMap<OpKind> &twins() {
       {"cudaSetDevice", OpKind::Other},
       {"cudaDeviceSynchronize", OpKind::Other},
       {"cudaLaunchKernel", OpKind::Other},
+      {"cudaStreamBeginCapture", OpKind::Other},
+      {"cudaStreamEndCapture", OpKind::Other},
+      {"cudaGraphInstantiate", OpKind::Other},
+      {"cudaGraphInstantiateWithFlags", OpKind::Other},
+      {"cudaGraphLaunch", OpKind::Other},
       // Removed by CUDA 12/13 (declared for parsing by shim/mgb_removed_cuda_api.h).
       {"cudaThreadSynchronize", OpKind::Other},
       {"cudaThreadExit", OpKind::Other},
@@ -153,9 +159,66 @@ llvm::StringRef cudaLibraryOf(const clang::Decl *D) {
   return {};
 }
 
+namespace {
+
+// A CUDA runtime function without an mgb_ twin that takes or describes device memory.
+bool isUntwinnedMemoryFunction(const clang::FunctionDecl *FD) {
+  if (!FD->getIdentifier())
+    return false;
+  llvm::StringRef name = FD->getName();
+  if (cudaOpKind(name) || name.starts_with("mgb_"))
+    return false;
+  const clang::SourceManager &SM = FD->getASTContext().getSourceManager();
+  clang::SourceLocation loc = SM.getExpansionLoc(FD->getLocation());
+  if (name == "make_cudaPitchedPtr")
+    return SM.isInSystemHeader(loc) &&
+           llvm::sys::path::filename(SM.getFilename(loc)) == "driver_functions.h";
+  if (!isCudaRuntimeDecl(FD))
+    return false;
+  return name.starts_with("cudaMem") || name == "cudaPointerGetAttributes" ||
+         name == "cudaIpcGetMemHandle" || name.starts_with("cudaGraphAddMem") ||
+         name.starts_with("cudaGraphMemcpyNode") || name.starts_with("cudaGraphMemsetNode") ||
+         name == "cudaStreamAttachMemAsync";
+}
+
+llvm::StringRef foreignLibraryOf(const clang::FunctionDecl *FD) {
+  if (!FD || (FD->hasAttr<clang::CUDADeviceAttr>() && !FD->hasAttr<clang::CUDAHostAttr>()) ||
+      FD->hasAttr<clang::CUDAGlobalAttr>())
+    return {};
+  const clang::FunctionDecl *pattern = templatePattern(FD);
+  if (llvm::StringRef library = cudaLibraryOf(pattern); !library.empty())
+    return library;
+  return isUntwinnedMemoryFunction(pattern) ? "CUDA runtime" : llvm::StringRef();
+}
+
+} // namespace
+
+llvm::StringRef foreignCallLibrary(const clang::CallExpr *call) {
+  if (llvm::isa<clang::CUDAKernelCallExpr>(call))
+    return {};
+  if (const clang::FunctionDecl *FD = call->getDirectCallee())
+    return foreignLibraryOf(FD);
+  const auto *U =
+      llvm::dyn_cast<clang::UnresolvedLookupExpr>(call->getCallee()->IgnoreParenImpCasts());
+  if (!U)
+    return {};
+  llvm::StringRef library;
+  for (const clang::NamedDecl *D : U->decls()) {
+    const clang::NamedDecl *under = D->getUnderlyingDecl();
+    const clang::FunctionDecl *FD = llvm::dyn_cast<clang::FunctionDecl>(under);
+    if (const auto *FT = llvm::dyn_cast<clang::FunctionTemplateDecl>(under))
+      FD = FT->getTemplatedDecl();
+    llvm::StringRef candidate = foreignLibraryOf(FD);
+    if (candidate.empty())
+      return {};
+    library = candidate;
+  }
+  return library;
+}
+
 bool isMgbProbeName(llvm::StringRef name) {
   return name == "mgb_task_begin" || name == "mgb_task_end" || name == "mgb_prepare" ||
-         name == "mgb_launch_prepare";
+         name == "mgb_launch_prepare" || name == "mgb_prepare_pointers";
 }
 
 } // namespace mgb::rewriter

@@ -41,6 +41,13 @@ const clang::FunctionDecl *templatePattern(const clang::FunctionDecl *FD);
 // thrust's containers and algorithms are reported on their own (ThrustUseReporter).
 llvm::StringRef hostLibraryOf(const clang::FunctionDecl *FD);
 
+// The library of a host call into code mgb cannot see that may take device memory: a function of
+// a CUDA library ("cuBLAS", ..., "thrust", "cub"), or a CUDA runtime function without an mgb_
+// twin that works on memory ("CUDA runtime": cudaMemcpy2DAsync, cudaMemPrefetchAsync,
+// cudaPointerGetAttributes, make_cudaPitchedPtr...). Calls inside templates whose callee is not
+// resolved yet count when every candidate is such a function. Empty otherwise.
+llvm::StringRef foreignCallLibrary(const clang::CallExpr *call);
+
 // mgb.h probe names whose presence in a function means it was rewritten already.
 bool isMgbProbeName(llvm::StringRef name);
 

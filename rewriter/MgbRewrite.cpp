@@ -6,7 +6,6 @@
 #include "ForeignStreamWrapper.h"
 #include "FunctionTaskCallback.h"
 #include "LaunchSpacingFS.h"
-#include "LibraryCallReporter.h"
 #include "ThrustUseReporter.h"
 #include "UnmanagedLaunchReporter.h"
 
@@ -159,15 +158,13 @@ RewriteSession::RewriteSession(std::string root,
       unmanaged_(std::make_unique<UnmanagedLaunchReporter>(edits_, warningStream_)),
       thrust_(std::make_unique<ThrustUseReporter>(edits_, warningStream_)),
       streams_(std::make_unique<ForeignStreamWrapper>(edits_)),
-      cooperative_(std::make_unique<CooperativeLaunchWriter>(edits_, warningStream_)),
-      libraries_(std::make_unique<LibraryCallReporter>(edits_, warningStream_)) {
+      cooperative_(std::make_unique<CooperativeLaunchWriter>(edits_, warningStream_)) {
   renamer_->registerMatchers(finder_);
   tasks_->registerMatchers(finder_);
   unmanaged_->registerMatchers(finder_);
   thrust_->registerMatchers(finder_);
   streams_->registerMatchers(finder_);
   cooperative_->registerMatchers(finder_);
-  libraries_->registerMatchers(finder_);
 }
 
 RewriteSession::~RewriteSession() = default;

@@ -22,7 +22,6 @@ class UnmanagedLaunchReporter;
 class ThrustUseReporter;
 class ForeignStreamWrapper;
 class CooperativeLaunchWriter;
-class LibraryCallReporter;
 
 struct FileResult {
   std::string path;      // canonical path of the original
@@ -69,7 +68,6 @@ private:
   std::unique_ptr<ThrustUseReporter> thrust_;
   std::unique_ptr<ForeignStreamWrapper> streams_;
   std::unique_ptr<CooperativeLaunchWriter> cooperative_;
-  std::unique_ptr<LibraryCallReporter> libraries_;
 };
 
 // Rewrites one in-memory source (unit tests). Parse errors come back as an error.

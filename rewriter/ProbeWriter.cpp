@@ -31,10 +31,13 @@ public:
         writeStatic(T);
         for (const std::string &w : T.warnings)
           warnings_ << w << "\n";
+        for (const Launch *L : T.launches)
+          if (L->library && !L->foreign.empty())
+            writeLibraryCall(*L, T);
       }
       else
         for (const Launch *L : T.launches)
-          L->library ? writeLazyLibraryCall(*L, T) : writeLazy(*L, T.lazyReason);
+          L->library ? writeLibraryCall(*L, T) : writeLazy(*L, T.lazyReason);
       for (const Launch *L : T.launches)
         wrapStream(*L);
     }
@@ -205,24 +208,31 @@ private:
     insertBeforeStatement(S, prepare, !hoisted.empty() && !isa<DeclStmt>(S));
   }
 
-  // A library call outside any static task may receive stand-ins: `mgb_prepare(mgb_dim(1),
-  // mgb_dim(1), nullptr, "site", p, q)` before its statement binds them to one task (replaying
-  // their recorded copies, making its GPU current) and `mgb_arg(p)` hands the library the real
-  // addresses (HeCBench spmv: cusparseCreateCsr got stand-ins and failed with an internal error).
-  // The prepare also names the memory earlier library calls of the function bound and that is not
-  // freed before this call, so that this call's memory joins their task (and GPU): a cuSPARSE
-  // matrix and the vectors multiplied with it must live on one device.
-  void writeLazyLibraryCall(const Launch &L, const Task &T) {
+  // A library call must never receive a stand-in (HeCBench spmv: cusparseCreateCsr got
+  // stand-ins and failed with an internal error). `mgb_prepare(mgb_dim(1), mgb_dim(1), nullptr,
+  // "site", p, q)` before its statement binds them to one task (replaying their recorded copies,
+  // making its GPU current) and `mgb_arg(p)` hands the library the real addresses; in C,
+  // mgb_prepare_pointers and mgb_real_ptr. In a static task only its foreign pointers (not
+  // allocated in the function) need it; in a lazy one all of them, and the prepare also names
+  // the memory earlier library calls of the function bound and that is not freed before this
+  // call, so that this call's memory joins their task (and GPU): a cuSPARSE matrix and the
+  // vectors multiplied with it must live on one device.
+  void writeLibraryCall(const Launch &L, const Task &T) {
     std::string site = siteOf(L.library->getBeginLoc(), SM_);
-    explain_ << "  library call " << kernelName(L) << "@" << site << ": lazy (" << T.lazyReason
-             << ")\n";
-    std::vector<CharSourceRange> args;
-    std::set<const VarDecl *> named;
-    std::string prepare = "mgb_prepare(mgb_dim(1), mgb_dim(1), nullptr, \"" + site + "\"";
+    explain_ << "  library call " << kernelName(L) << "@" << site << ": "
+             << (T.isStatic ? "in a static task; its other device pointers bound at the call"
+                            : "lazy (" + T.lazyReason + ")")
+             << "\n";
+    std::vector<CharSourceRange> wrapped;
+    std::vector<std::string> named; // what the prepare names, each once
+    std::set<const VarDecl *> namedVars;
     for (const Expr *arg : L.library->arguments()) {
       const DeclRefExpr *DRE = arg->getType()->isPointerType() ? pointerBase(arg) : nullptr;
       const auto *v = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-      if (!v || std::find(L.objects.begin(), L.objects.end(), v) == L.objects.end())
+      bool object = !T.isStatic && v &&
+                    std::find(L.objects.begin(), L.objects.end(), v) != L.objects.end();
+      bool foreign = std::find(L.foreign.begin(), L.foreign.end(), arg) != L.foreign.end();
+      if (!object && !foreign)
         continue;
       std::optional<CharSourceRange> r = fileRange(arg->getSourceRange(), SM_, LO_);
       if (!r || !edits_.isEditable(r->getBegin(), SM_)) {
@@ -230,26 +240,48 @@ private:
                   << "library call (spelled in a macro); they reach the library unbound\n";
         return;
       }
-      args.push_back(*r);
-      if (named.insert(v).second)
-        prepare += ", " + textOf(*r, SM_, LO_);
+      wrapped.push_back(*r);
+      if (object && !namedVars.insert(v).second)
+        continue;
+      std::string text = textOf(*r, SM_, LO_);
+      // An argument with side effects (`p++`) is evaluated once, in the call: the prepare
+      // leaves it out, and mgb_arg binds it there if it is still unbound.
+      if (!arg->HasSideEffects(Ctx_, /*IncludePossibleEffects=*/false) &&
+          std::find(named.begin(), named.end(), text) == named.end())
+        named.push_back(text);
     }
-    if (args.empty())
+    if (wrapped.empty())
       return;
-    for (const CharSourceRange &r : args) {
-      edits_.insert(r.getBegin(), "mgb_arg(", SM_);
+    for (const CharSourceRange &r : wrapped) {
+      edits_.insert(r.getBegin(), LO_.CPlusPlus ? "mgb_arg(" : "mgb_real_ptr(", SM_);
       edits_.insert(r.getEnd(), ")", SM_);
     }
     SourceLocation at = L.library->getBeginLoc();
-    for (const Launch &earlier : plan_.launches) {
-      if (!earlier.library || !SM_.isBeforeInTranslationUnit(earlier.library->getBeginLoc(), at))
-        continue;
-      for (const VarDecl *v : earlier.objects)
-        if (!freedBefore(v, at) && named.insert(v).second)
-          prepare += ", " + v->getNameAsString();
+    if (!T.isStatic)
+      for (const Launch &earlier : plan_.launches) {
+        if (!earlier.library || !SM_.isBeforeInTranslationUnit(earlier.library->getBeginLoc(), at))
+          continue;
+        for (const VarDecl *v : earlier.objects)
+          if (!freedBefore(v, at) && namedVars.insert(v).second)
+            named.push_back(v->getNameAsString());
+      }
+    if (!named.empty())
+      insertBeforeStatement(enclosingStatement(L.library), prepareCall(site, named));
+  }
+
+  // The prepare before a call into a library: C++'s mgb_prepare, or C's mgb_prepare_pointers.
+  std::string prepareCall(const std::string &site, const std::vector<std::string> &args) const {
+    if (LO_.CPlusPlus) {
+      std::string text = "mgb_prepare(mgb_dim(1), mgb_dim(1), nullptr, \"" + site + "\"";
+      for (const std::string &arg : args)
+        text += ", " + arg;
+      return text + ")";
     }
-    prepare += ")";
-    insertBeforeStatement(enclosingStatement(L.library), prepare);
+    std::string list;
+    for (const std::string &arg : args)
+      list += (list.empty() ? "" : ", ") + ("(const void *)(" + arg + ")");
+    return "mgb_prepare_pointers(\"" + site + "\", " + std::to_string(args.size()) +
+           ", (const void *const[]){" + list + "})";
   }
 
   bool freedBefore(const VarDecl *v, SourceLocation at) const {

@@ -36,6 +36,52 @@ const DeclRefExpr *pointerBase(const Expr *E) {
 
 namespace {
 
+bool isIncompleteRecord(QualType T) {
+  const auto *RT = T.getCanonicalType()->getAs<RecordType>();
+  return RT && !RT->getDecl()->isCompleteDefinition();
+}
+
+// A struct or union CUDA's own headers declare (cudaDeviceProp, cudaPointerAttributes...).
+bool isCudaHostStruct(QualType T) {
+  const RecordDecl *RD = T->getAsRecordDecl();
+  if (!RD)
+    return false;
+  const SourceManager &SM = RD->getASTContext().getSourceManager();
+  SourceLocation loc = SM.getExpansionLoc(RD->getLocation());
+  return SM.isInSystemHeader(loc) && SM.getFilename(loc).contains("/cuda/");
+}
+
+} // namespace
+
+bool mayHoldDeviceMemory(const Expr *arg, ASTContext &Ctx) {
+  if (isa<CXXDefaultArgExpr>(arg))
+    return false;
+  const Expr *E = arg->IgnoreParenImpCasts();
+  if (E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
+    return false;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf) {
+    // `&d[i]` is device memory; `&alpha`, `&s.field`, `&p->field` are the host's.
+    const auto *AS = dyn_cast<ArraySubscriptExpr>(UO->getSubExpr()->IgnoreParens());
+    return AS && (AS->getBase()->IgnoreParenImpCasts()->getType()->isPointerType() ||
+                  AS->getBase()->isTypeDependent());
+  }
+  if (const auto *CE = dyn_cast<ExplicitCastExpr>(E))
+    return mayHoldDeviceMemory(CE->getSubExpr(), Ctx);
+  QualType T = E->getType();
+  if (T->isDependentType())
+    return true;
+  if (!T->isPointerType())
+    return false;
+  QualType pointee = T->getPointeeType();
+  if (pointee->isFunctionType() || isIncompleteRecord(pointee) || isCudaHostStruct(pointee))
+    return false;
+  if (pointee->isPointerType() && isIncompleteRecord(pointee->getPointeeType()))
+    return false; // an array of handles (`cublasHandle_t *`)
+  return true;
+}
+
+namespace {
+
 llvm::StringRef calleeName(const CallExpr *call) {
   const Expr *callee = call->getCallee()->IgnoreParenImpCasts();
   if (const auto *U = dyn_cast<UnresolvedLookupExpr>(callee))
@@ -123,17 +169,15 @@ public:
     return true;
   }
 
-  // A host call of a CUDA library function (not thrust: ThrustUseReporter) with a pointer
-  // argument; describeLaunches keeps it when one of them is device memory of this function.
-  static bool isHostLibraryCall(const CallExpr *E) {
-    const FunctionDecl *FD = E->getDirectCallee();
-    if (!FD || (FD->hasAttr<CUDADeviceAttr>() && !FD->hasAttr<CUDAHostAttr>()) ||
-        FD->hasAttr<CUDAGlobalAttr>())
-      return false;
-    if (hostLibraryOf(FD).empty())
+  // A host call into code mgb cannot see (a CUDA library, thrust and cub included; a runtime
+  // memory function without a twin) with an argument that may be device memory: a member of the
+  // task of that memory when this function allocates it; its other device pointers are bound and
+  // translated at the call (describeLibraryCalls).
+  bool isHostLibraryCall(const CallExpr *E) const {
+    if (foreignCallLibrary(E).empty())
       return false;
     for (const Expr *arg : E->arguments())
-      if (arg->getType()->isPointerType())
+      if (mayHoldDeviceMemory(arg, fn_->getParentASTContext()))
         return true;
     return false;
   }
@@ -375,28 +419,35 @@ private:
   }
 
   // A library call's objects are its pointer arguments that are device memory allocated in this
-  // function (host buffers, descriptors and handles are not); without any it is no task member.
+  // function; its other arguments that may be device memory (parameters, fields, views) are
+  // foreign: bound and translated at the call. Without either it is no task member.
   void describeLibraryCalls() {
     for (Launch &L : plan_.launches) {
       if (!L.library)
         continue;
       for (const Expr *arg : L.library->arguments()) {
+        if (!mayHoldDeviceMemory(arg, Ctx_))
+          continue;
         const DeclRefExpr *base = arg->getType()->isPointerType() ? pointerBase(arg) : nullptr;
         const VarDecl *v = base ? facts_.localVar(base) : nullptr;
-        if (!v || !v->getType()->isPointerType())
-          continue;
         bool allocated = false;
-        for (auto it = aliases_.findLeader(v); it != aliases_.member_end(); ++it)
-          allocated |= allocated_.count(*it) != 0;
-        if (allocated) {
-          L.objects.push_back(v);
+        if (v && v->getType()->isPointerType())
           for (auto it = aliases_.findLeader(v); it != aliases_.member_end(); ++it)
-            if (auto u = unknown_.find(*it); u != unknown_.end())
-              setLazy(L, u->second);
+            allocated |= allocated_.count(*it) != 0;
+        if (!allocated) {
+          L.foreign.push_back(arg);
+          continue;
         }
+        L.objects.push_back(v);
+        for (auto it = aliases_.findLeader(v); it != aliases_.member_end(); ++it)
+          if (auto u = unknown_.find(*it); u != unknown_.end())
+            setLazy(L, u->second);
       }
+      if (L.objects.empty() && !L.foreign.empty())
+        setLazy(L, "its device memory comes from outside this function");
     }
-    std::erase_if(plan_.launches, [](const Launch &L) { return L.library && L.objects.empty(); });
+    std::erase_if(plan_.launches,
+                  [](const Launch &L) { return L.library && L.objects.empty() && L.foreign.empty(); });
   }
 
   static bool holdsPointer(const RecordDecl *RD) {
@@ -1048,6 +1099,10 @@ FunctionPlan planFunction(const FunctionDecl *FD, const Stmt *body, ASTContext &
   plan.name = FD->getNameAsString();
   plan.location = FD->getLocation();
   plan.isMain = FD->isMain();
+  // Device code (kernels, __device__ and __host__ __device__ helpers) is compiled for the GPU
+  // too, where no probe may go: it is never planned.
+  if (FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<CUDADeviceAttr>())
+    return plan;
   Collector facts(FD, plan);
   facts.TraverseStmt(const_cast<Stmt *>(body));
   if (plan.alreadyRewritten || plan.launches.empty())

@@ -25,6 +25,10 @@ struct Launch {
   const clang::CallExpr *expr() const { return call ? call : library; }
   const clang::Expr *grid = nullptr, *block = nullptr, *stream = nullptr; // stream: if explicit
   std::vector<const clang::VarDecl *> objects; // local device pointers it uses
+  // Library calls: arguments that may be device memory not allocated in this function (a
+  // parameter, a field, a view into an arena): bound and translated at the call, since a
+  // stand-in must never reach the library.
+  std::vector<const clang::Expr *> foreign;
   std::string lazyReason;                     // non-empty: this launch alone forces lazy
 };
 
@@ -67,6 +71,11 @@ struct FunctionPlan {
 // Plans the tasks of one function (or lambda) body. Never fails: what cannot be proven goes lazy.
 FunctionPlan planFunction(const clang::FunctionDecl *FD, const clang::Stmt *body,
                           clang::ASTContext &Ctx);
+
+// Whether a call argument may hold device memory: a pointer (or a dependent type) that is not
+// a null pointer, a host variable's address (`&alpha`), a host array, an opaque handle
+// (`cublasHandle_t`), a function or one of CUDA's own host structs (`cudaDeviceProp *`).
+bool mayHoldDeviceMemory(const clang::Expr *arg, clang::ASTContext &Ctx);
 
 // The pointer variable behind `p`, `p + i`, `(T *)p`; null for anything else.
 const clang::DeclRefExpr *pointerBase(const clang::Expr *E);

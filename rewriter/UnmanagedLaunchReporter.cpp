@@ -27,7 +27,6 @@ constexpr UntwinnedApi kUntwinned[] = {
     {"cudaLaunchCooperativeKernelMultiDevice", kLaunch},
     {"cudaLaunchKernelEx", kLaunch},
     {"cudaLaunchKernelExC", kLaunch},
-    {"cudaGraphLaunch", kLaunch},
     {"cudaMallocArray", kAlloc},
     {"cudaMalloc3D", kAlloc},
     {"cudaMalloc3DArray", kAlloc},

@@ -57,7 +57,9 @@ int main() {
 float sumOnStream(const float *d, int n) {
   cudaStream_t s;
   cudaStreamCreate(&s);
-  // CHECK: thrust::reduce(thrust::cuda::par.on(mgb_real_stream(s)), d, d + n);
+  // Its raw device pointers come from the caller: bound and translated at the call.
+  // CHECK: mgb_prepare(mgb_dim(1), mgb_dim(1), nullptr, "thrust_use.cu:{{[0-9]+}}", d, d + n);
+  // CHECK-NEXT: thrust::reduce(thrust::cuda::par.on(mgb_real_stream(s)), mgb_arg(d), mgb_arg(d + n));
   float sum = thrust::reduce(thrust::cuda::par.on(s), d, d + n);
   cudaStreamDestroy(s);
   return sum;
