@@ -216,6 +216,21 @@ llvm::StringRef foreignCallLibrary(const clang::CallExpr *call) {
   return library;
 }
 
+bool isCudaHostStruct(const clang::RecordDecl *RD) {
+  if (!RD)
+    return false;
+  const clang::SourceManager &SM = RD->getASTContext().getSourceManager();
+  clang::SourceLocation loc = SM.getExpansionLoc(RD->getLocation());
+  if (!SM.isInSystemHeader(loc))
+    return false;
+  // By file name: the toolkit's include directory is reached under several paths
+  // (/usr/local/cuda/include, /usr/local/include, targets/...).
+  llvm::StringRef file = llvm::sys::path::filename(SM.getFilename(loc));
+  return file == "driver_types.h" || file == "texture_types.h" || file == "surface_types.h" ||
+         file == "vector_types.h" || file == "library_types.h" || file == "cuda_runtime_api.h" ||
+         file == "cuda_runtime.h" || file == "driver_functions.h" || file == "cuda.h";
+}
+
 bool isMgbProbeName(llvm::StringRef name) {
   return name == "mgb_task_begin" || name == "mgb_task_end" || name == "mgb_prepare" ||
          name == "mgb_launch_prepare" || name == "mgb_prepare_pointers";

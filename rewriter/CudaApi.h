@@ -48,6 +48,9 @@ llvm::StringRef hostLibraryOf(const clang::FunctionDecl *FD);
 // resolved yet count when every candidate is such a function. Empty otherwise.
 llvm::StringRef foreignCallLibrary(const clang::CallExpr *call);
 
+// A struct or union CUDA's own headers declare (cudaDeviceProp, cudaResourceDesc...): host data.
+bool isCudaHostStruct(const clang::RecordDecl *RD);
+
 // mgb.h probe names whose presence in a function means it was rewritten already.
 bool isMgbProbeName(llvm::StringRef name);
 

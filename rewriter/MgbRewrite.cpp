@@ -2,6 +2,7 @@
 
 #include "ApiCallRenamer.h"
 #include "CooperativeLaunchWriter.h"
+#include "CudaStructPointerWriter.h"
 #include "CudaApi.h"
 #include "ForeignStreamWrapper.h"
 #include "FunctionTaskCallback.h"
@@ -158,13 +159,15 @@ RewriteSession::RewriteSession(std::string root,
       unmanaged_(std::make_unique<UnmanagedLaunchReporter>(edits_, warningStream_)),
       thrust_(std::make_unique<ThrustUseReporter>(edits_, warningStream_)),
       streams_(std::make_unique<ForeignStreamWrapper>(edits_)),
-      cooperative_(std::make_unique<CooperativeLaunchWriter>(edits_, warningStream_)) {
+      cooperative_(std::make_unique<CooperativeLaunchWriter>(edits_, warningStream_)),
+      structs_(std::make_unique<CudaStructPointerWriter>(edits_)) {
   renamer_->registerMatchers(finder_);
   tasks_->registerMatchers(finder_);
   unmanaged_->registerMatchers(finder_);
   thrust_->registerMatchers(finder_);
   streams_->registerMatchers(finder_);
   cooperative_->registerMatchers(finder_);
+  structs_->registerMatchers(finder_);
 }
 
 RewriteSession::~RewriteSession() = default;

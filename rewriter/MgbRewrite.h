@@ -22,6 +22,7 @@ class UnmanagedLaunchReporter;
 class ThrustUseReporter;
 class ForeignStreamWrapper;
 class CooperativeLaunchWriter;
+class CudaStructPointerWriter;
 
 struct FileResult {
   std::string path;      // canonical path of the original
@@ -68,6 +69,7 @@ private:
   std::unique_ptr<ThrustUseReporter> thrust_;
   std::unique_ptr<ForeignStreamWrapper> streams_;
   std::unique_ptr<CooperativeLaunchWriter> cooperative_;
+  std::unique_ptr<CudaStructPointerWriter> structs_;
 };
 
 // Rewrites one in-memory source (unit tests). Parse errors come back as an error.

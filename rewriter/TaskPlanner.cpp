@@ -41,16 +41,6 @@ bool isIncompleteRecord(QualType T) {
   return RT && !RT->getDecl()->isCompleteDefinition();
 }
 
-// A struct or union CUDA's own headers declare (cudaDeviceProp, cudaPointerAttributes...).
-bool isCudaHostStruct(QualType T) {
-  const RecordDecl *RD = T->getAsRecordDecl();
-  if (!RD)
-    return false;
-  const SourceManager &SM = RD->getASTContext().getSourceManager();
-  SourceLocation loc = SM.getExpansionLoc(RD->getLocation());
-  return SM.isInSystemHeader(loc) && SM.getFilename(loc).contains("/cuda/");
-}
-
 } // namespace
 
 bool mayHoldDeviceMemory(const Expr *arg, ASTContext &Ctx) {
@@ -73,7 +63,7 @@ bool mayHoldDeviceMemory(const Expr *arg, ASTContext &Ctx) {
   if (!T->isPointerType())
     return false;
   QualType pointee = T->getPointeeType();
-  if (pointee->isFunctionType() || isIncompleteRecord(pointee) || isCudaHostStruct(pointee))
+  if (pointee->isFunctionType() || isIncompleteRecord(pointee) || isCudaHostStruct(pointee->getAsRecordDecl()))
     return false;
   if (pointee->isPointerType() && isIncompleteRecord(pointee->getPointeeType()))
     return false; // an array of handles (`cublasHandle_t *`)

@@ -4,6 +4,7 @@
 #   wl/        the six workloads as rewritten by mgb-rewrite (mgb_rewrite() in CMake)
 #   wl-plain/  the same six as written (calibration: scripts/gpu/workloads.sh .device/wl-plain)
 #   patterns/  each pattern program as written (NAME.orig) and rewritten (NAME.mgb)
+#   golden/    each golden program of test/rewriter/inputs as written and through mgb-nvcc
 #   lib/       the shared libraries those need that a bare Ubuntu GPU machine lacks (gRPC...)
 #   jobs/      job lists for the evaluation (mgb batch --generate, calibrated on the H200)
 # Usage: scripts/gpu/pack.sh [BUILD_DIR]    (default: build; build it first: scripts/test.sh)
@@ -13,8 +14,8 @@ build=${1:-build}
 out=.device
 # Only the folders this script fills are replaced: others under .device/ (a set of third-party
 # programs built for scripts/gpu/compare-programs.sh, say) are kept.
-rm -rf "$out"/{bin,lib,wl,wl-plain,patterns,jobs}
-mkdir -p "$out"/{bin,lib,wl,wl-plain,patterns,jobs}
+rm -rf "$out"/{bin,lib,wl,wl-plain,patterns,golden,jobs}
+mkdir -p "$out"/{bin,lib,wl,wl-plain,patterns,golden,jobs}
 
 need() { [ -x "$1" ] || { echo "pack: $1 is not built (build $build first)" >&2; exit 1; }; echo "$1"; }
 programs=(
@@ -32,14 +33,19 @@ for p in "$build"/examples/patterns/pattern_*_mgb; do
   cp "$p" "$out/patterns/$name.mgb"; programs+=("$p")
 done
 
-# Libraries every glibc system has, or that must come from the GPU machine's own driver.
-skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libgcc_s|libstdc\+\+|libcuda\.so|libnvidia-ml)'
+MGB_NVCC="$build/rewriter/mgb-nvcc" bash scripts/gpu/rewriter.sh --build "$out/golden" >&2
+for p in "$out"/golden/*.mgb; do programs+=("$p"); done
+
+# Libraries every glibc system has, that must come from the GPU machine's own driver, or that its
+# CUDA toolkit has (the math libraries: hundreds of MiB, found through /usr/local/cuda/lib64).
+skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libgcc_s|libstdc\+\+|libcuda\.so|libnvidia-ml|libcu(blas|blasLt|sparse|fft|rand|solver)\.so|libnvJitLink)'
 for f in "${programs[@]}"; do
   ldd "$f" 2>/dev/null | awk '/=> \//{print $1" "$3}' | while read -r name path; do
     echo "$name" | grep -qE "$skip" || cp -Ln "$path" "$out/lib/" 2>/dev/null || true
   done
 done
 strip --strip-debug "$out"/bin/* "$out"/wl/* "$out"/wl-plain/* "$out"/patterns/* "$out"/lib/* 2>/dev/null || true
+rm -f "$out"/golden/*.build.log
 
 # Job lists: the paper's shapes, sized from the H200 calibration; paths relative to the repo root.
 for spec in "W1 16 1:1" "W2 16 2:1" "W3 16 3:1"; do
@@ -48,4 +54,4 @@ for spec in "W1 16 1:1" "W2 16 2:1" "W3 16 3:1"; do
     --seed 1 --bin-dir "$out/wl" --target-seconds "${MGB_TARGET_SECONDS:-10}" \
     --calibration examples/workloads/calibration-h200.json >/dev/null
 done
-echo "pack: $(ls "$out/bin" | wc -l) tools, $(ls "$out/wl" | wc -l) workloads, $(ls "$out/patterns" | wc -l) pattern binaries, $(ls "$out/lib" | wc -l) libraries: $(du -sm "$out" | cut -f1) MiB in $out/"
+echo "pack: $(ls "$out/bin" | wc -l) tools, $(ls "$out/wl" | wc -l) workloads, $(ls "$out/patterns" | wc -l) pattern binaries, $(ls "$out/golden" | wc -l) golden binaries, $(ls "$out/lib" | wc -l) libraries: $(du -sm "$out" | cut -f1) MiB in $out/"

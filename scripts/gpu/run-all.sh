@@ -3,15 +3,16 @@
 #   scripts/gpu/pack.sh            # on the build machine, after scripts/test.sh: fills .device/
 #   scripts/gpu/run-all.sh         # on the GPU node, from the repo root, with .device/ carried
 # Runs, each printing PASS/FAIL lines: the service suite (context reserve, 100 GB programs with and
-# without mgbd, MPS caps), libmgb's GPU tests and benchmark (MPS on), every pattern program as
-# written vs rewritten under mgbd, and each rewritten workload at a small size under mgbd.
+# without mgbd, MPS caps), libmgb's GPU tests and benchmark (MPS on), every pattern program and
+# every golden program of the rewriter's tests as written vs rewritten under mgbd, and each
+# rewritten workload at a small size under mgbd.
 # Logs go to $OUT (or ./gpu-out). Exit status: the number of failed suites.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 dev=${MGB_DEVICE_DIR:-.device}
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/$dev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$PWD/$dev/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 failed=0
 suite() {  # suite NAME COMMAND...: runs it with a time limit, output to $OUT/NAME.log and here
   local name=$1; shift
@@ -42,6 +43,7 @@ nvidia-smi --query-gpu=index,name,memory.total,memory.used --format=csv
 suite service bash scripts/gpu/service.sh "$dev/bin"
 suite runtime env MGB_GPU_MPS=1 bash scripts/gpu/runtime.sh run "$dev/bin"
 suite patterns bash scripts/gpu/rewriter.sh --run "$dev/patterns" "$dev/bin/mgbd"
+suite golden bash scripts/gpu/rewriter.sh --run "$dev/golden" "$dev/bin/mgbd"
 export dev OUT; export -f workloads_smoke
 suite workloads bash -c workloads_smoke
 echo "suites failed: $failed"
