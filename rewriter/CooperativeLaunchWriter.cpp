@@ -80,8 +80,9 @@ void CooperativeLaunchWriter::run(const MatchFinder::MatchResult &result) {
   std::string site = siteOf(at, SM);
   if (!S || !func || !grid || !block || !array) {
     warnings_ << site << ": warning: cudaLaunchCooperativeKernel has no mgb twin and its "
-              << "arguments are not a local `{&a, &b, ...}` array: stand-ins among them reach "
-              << "the kernel untranslated (this launch runs unmanaged)\n";
+              << "arguments are not a local `{&a, &b, ...}` array: they cannot be translated, so "
+              << "the program binds its memory eagerly (no stand-ins)\n";
+    edits_.noteUnseenCode(SM);
     return;
   }
   // Names unique per call site: `mgb_coop_L_C` (its values `mgb_coop_L_C_i`).

@@ -76,4 +76,10 @@ llvm::Expected<tooling::Replacements> EditSet::replacementsFor(const std::string
   return result;
 }
 
+void EditSet::noteUnseenCode(const clang::SourceManager &SM) {
+  clang::OptionalFileEntryRef main = SM.getFileEntryRefForID(SM.getMainFileID());
+  if (main && isEditable(SM.getLocForStartOfFile(SM.getMainFileID()), SM))
+    unseen_.insert(canonicalPath(main->getName()));
+}
+
 } // namespace mgb::rewriter

@@ -36,6 +36,12 @@ public:
   const std::map<std::string, std::set<std::string>> &allMacroFallbacks() const {
     return fallbacks_;
   }
+  // The translation unit being parsed holds code mgb cannot see or route (a launch in a header
+  // outside --root, one spelled across macros): its main file gets mgb/unseen_tu.h, which makes
+  // libmgb bind memory eagerly, so that no stand-in reaches that code.
+  void noteUnseenCode(const clang::SourceManager &SM);
+  bool holdsUnseenCode(const std::string &file) const { return unseen_.count(file) != 0; }
+  const std::set<std::string> &filesWithUnseenCode() const { return unseen_; }
   int nextTaskNumber(const std::string &file) { return ++taskCounters_[file]; }
   void resetTaskNumbers() { taskCounters_.clear(); }
 
@@ -54,6 +60,7 @@ private:
   std::map<std::string, std::map<Edit, unsigned>> edits_; // edit -> first time it was made
   std::map<std::string, std::set<std::string>> fallbacks_;
   std::map<std::string, int> taskCounters_;
+  std::set<std::string> unseen_;
 };
 
 } // namespace mgb::rewriter

@@ -115,10 +115,13 @@ std::string commonRoot(const std::vector<std::string> &files) {
   return root.empty() ? "/" : root;
 }
 
-std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks) {
+std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks,
+                          bool unseenCode) {
   std::string block;
   static const llvm::Regex included("^[ \t]*#[ \t]*include[ \t]*<mgb/mgb\\.h>",
                                     llvm::Regex::Newline);
+  static const llvm::Regex unseenIncluded("^[ \t]*#[ \t]*include[ \t]*<mgb/unseen_tu\\.h>",
+                                          llvm::Regex::Newline);
   if (!included.match(content))
     block += "#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n";
   for (const std::string &name : fallbacks) {
@@ -126,6 +129,9 @@ std::string insertInclude(llvm::StringRef content, const std::set<std::string> &
     if (!content.starts_with(def) && !content.contains("\n" + def))
       block += "/* mgb: " + name + " is called where mgb-rewrite cannot edit it (a macro, or a header outside --root) */\n" + def;
   }
+  if (unseenCode && !unseenIncluded.match(content))
+    block += "/* mgb: this file holds code mgb-rewrite could not route (see its warnings): the "
+             "program binds its memory eagerly */\n#include <mgb/unseen_tu.h>\n";
   if (block.empty())
     return content.str();
   // After the leading comments (license, file description), before the first line of code.
@@ -191,6 +197,9 @@ RewriteSession::results(const std::vector<std::string> &sources) {
   for (const auto &[f, names] : edits_.allMacroFallbacks())
     if (std::find(files.begin(), files.end(), f) == files.end())
       files.push_back(f);
+  for (const std::string &f : edits_.filesWithUnseenCode())
+    if (std::find(files.begin(), files.end(), f) == files.end())
+      files.push_back(f);
   std::vector<FileResult> out;
   for (const std::string &f : files) {
     auto buffer = fs_->getBufferForFile(f);
@@ -203,8 +212,10 @@ RewriteSession::results(const std::vector<std::string> &sources) {
     llvm::Expected<std::string> applied = tooling::applyAllReplacements(r.original, *reps);
     if (!applied)
       return applied.takeError();
-    bool changed = *applied != r.original || edits_.allMacroFallbacks().count(f);
-    r.rewritten = changed ? insertInclude(*applied, edits_.macroFallbacks(f)) : *applied;
+    bool unseen = edits_.holdsUnseenCode(f);
+    bool changed = *applied != r.original || edits_.allMacroFallbacks().count(f) || unseen;
+    r.rewritten =
+        changed ? insertInclude(*applied, edits_.macroFallbacks(f), unseen) : *applied;
     out.push_back(std::move(r));
   }
   return out;

@@ -38,8 +38,10 @@ clang::tooling::ArgumentsAdjuster cudaArgumentsAdjuster();
 // The deepest directory holding every file (the default --root).
 std::string commonRoot(const std::vector<std::string> &files);
 
-// `#include <mgb/mgb.h>` (once) and the macro fallbacks near the top of a rewritten file.
-std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks);
+// `#include <mgb/mgb.h>` (once), the macro fallbacks and, for a file holding code mgb cannot
+// see, `#include <mgb/unseen_tu.h>` (once) near the top of a rewritten file.
+std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks,
+                          bool unseenCode = false);
 
 class RewriteSession {
 public:

@@ -179,7 +179,8 @@ private:
     if (!ok || !edits_.isEditable(whole->getBegin(), SM_)) {
       if (edits_.isEditable(SM_.getExpansionLoc(L.call->getBeginLoc()), SM_))
         warnings_ << site << ": warning: mgb-rewrite could not edit this launch (spelled across "
-                  << "macros); it runs unmanaged\n";
+                  << "macros): the program binds its memory eagerly (no stand-ins)\n";
+      edits_.noteUnseenCode(SM_);
       return;
     }
     if (!inFile) // every expansion of the macro must produce the same text
@@ -237,7 +238,9 @@ private:
       std::optional<CharSourceRange> r = fileRange(arg->getSourceRange(), SM_, LO_);
       if (!r || !edits_.isEditable(r->getBegin(), SM_)) {
         warnings_ << site << ": warning: mgb-rewrite could not edit the device pointers of this "
-                  << "library call (spelled in a macro); they reach the library unbound\n";
+                  << "library call (spelled in a macro body): the program binds its memory "
+                  << "eagerly (no stand-ins)\n";
+        edits_.noteUnseenCode(SM_);
         return;
       }
       wrapped.push_back(*r);

@@ -20,7 +20,8 @@ struct UntwinnedApi {
   const char *name;
   const char *consequence;
 };
-constexpr const char *kLaunch = "this launch runs unmanaged (on the device the task's memory is on)";
+constexpr const char *kLaunch = "its arguments cannot be translated, so the program binds its "
+                                "memory eagerly (no stand-ins); it runs on the current device";
 constexpr const char *kAlloc = "this device memory is not counted in any task's reservation, and "
                                "it lives on the device current at the call";
 constexpr UntwinnedApi kUntwinned[] = {
@@ -55,10 +56,13 @@ void UnmanagedLaunchReporter::run(const MatchFinder::MatchResult &result) {
   const SourceManager &SM = *result.SourceManager;
   if (const auto *launch = result.Nodes.getNodeAs<CUDAKernelCallExpr>("launch")) {
     SourceLocation at = SM.getExpansionLoc(launch->getBeginLoc());
-    if (at.isValid() && !SM.isInSystemHeader(at) && !edits_.isEditable(at, SM))
+    if (at.isValid() && !SM.isInSystemHeader(at) && !edits_.isEditable(at, SM)) {
       warn(siteOf(at, SM) + ": warning: this launch is in a file outside --root and is not "
-                            "rewritten: it runs unmanaged (widen --root to include " +
-           SM.getFilename(at).str() + ")");
+                            "rewritten: the program binds its memory eagerly (no stand-ins; "
+                            "widen --root to include " +
+           SM.getFilename(at).str() + " for finer placement)");
+      edits_.noteUnseenCode(SM);
+    }
     return;
   }
   const auto *call = result.Nodes.getNodeAs<CallExpr>("api");
@@ -71,6 +75,8 @@ void UnmanagedLaunchReporter::run(const MatchFinder::MatchResult &result) {
     return;
   warn(siteOf(at, SM) + ": warning: " + FD->getName().str() + " has no mgb twin: " +
        api->consequence);
+  if (api->consequence == kLaunch)
+    edits_.noteUnseenCode(SM);
 }
 
 void UnmanagedLaunchReporter::warn(const std::string &text) {

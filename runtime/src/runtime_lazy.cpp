@@ -163,9 +163,18 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
                  site.c_str());
     return cudaErrorStreamCaptureUnsupported;
   }
-  std::vector<LazyObject *> movers;  // bound to another task: migrate (see docs/runtime.md)
+  // Bound to another task on another GPU: migrate (see docs/runtime.md). Memory of another
+  // task on the same GPU is reachable as it is: it stays where it is, in its own task.
+  std::vector<LazyObject *> movers;
+  auto device_of = [&](uint64_t task) {
+    auto it = tasks_.find(task);
+    return it == tasks_.end() ? -1 : it->second->device;
+  };
   for (LazyObject *object : named) {
-    if (object->state == ObjectState::kBound && object->task_id != target) movers.push_back(object);
+    if (object->state == ObjectState::kBound && object->task_id != target &&
+        (target == 0 || device_of(object->task_id) != device_of(target))) {
+      movers.push_back(object);
+    }
   }
   uint64_t fresh_bytes = 0;
   std::vector<std::shared_ptr<LazyOp>> ops;

@@ -175,3 +175,27 @@ TEST_CASE("after code mgb cannot see is noted, allocations are real at once in o
   REQUIRE(rt.Free(b) == cudaSuccess);
   CHECK(mgbd.Status().tasks_size() == 0);  // the last allocation ends it
 }
+
+TEST_CASE("a launch using memory of two tasks on the same GPU moves nothing",
+          "[runtime][boundaries]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  RegisterIncrement(m.fake);
+  float *a = nullptr, *b = nullptr;
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&a), kN * sizeof(float)) == cudaSuccess);
+  REQUIRE(Prepare(rt, reinterpret_cast<const void *>(&IncrementKernel), {&a}, {sizeof a}) ==
+          cudaSuccess);
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&b), kN * sizeof(float)) == cudaSuccess);
+  REQUIRE(Prepare(rt, reinterpret_cast<const void *>(&IncrementKernel), {&b}, {sizeof b}) ==
+          cudaSuccess);
+  const uint64_t task_a = rt.TaskOf(a), task_b = rt.TaskOf(b);
+  REQUIRE(task_a != task_b);  // b was allocated after a's task was placed
+  m.fake.ClearCalls();
+  REQUIRE(Prepare(rt, reinterpret_cast<const void *>(&IncrementKernel), {&a, &b},
+                  {sizeof a, sizeof b}) == cudaSuccess);
+  CHECK(m.fake.CallsNamed("MemcpyPeer").empty());
+  CHECK(m.fake.CallsNamed("Malloc").empty());
+  CHECK(rt.TaskOf(a) == task_a);
+  CHECK(rt.TaskOf(b) == task_b);
+}
