@@ -39,9 +39,10 @@ struct SessionConfig {
   size_t task_slack_bytes = size_t(2) << 20;
   // Host bytes a copy into device memory may have for them to be scanned for stand-in
   // addresses (a host array of device pointers must reach the device translated); larger copies
-  // go as they are: no program builds an array of millions of device pointers, and scanning
-  // gigabytes of input would cost as much as copying them.
-  size_t pointer_scan_limit_bytes = size_t(64) << 20;
+  // go as they are. 1 MiB holds 131,072 pointers, more than batched library calls take; input
+  // streamed in through a staging buffer of several MiB is not scanned (the scan reads host
+  // memory about as fast as the copy moves it: it would double an input phase).
+  size_t pointer_scan_limit_bytes = size_t(1) << 20;
   // Bind every allocation eagerly from the start (as code mgb cannot see makes it do).
   bool eager = false;
   // Print the wait clock (MGB_WAIT_MS) at exit: off by default, so a managed program's output
