@@ -421,7 +421,11 @@ void *Runtime::RealPtr(const void *ptr) {
   Bind({reinterpret_cast<uintptr_t>(ptr)}, LaunchShape{}, "mgb_arg", task);
   std::lock_guard lock(mu_);
   std::optional<uintptr_t> real = TranslateLocked(reinterpret_cast<uintptr_t>(ptr));
-  return real ? reinterpret_cast<void *>(*real) : const_cast<void *>(ptr);
+  if (real) return reinterpret_cast<void *>(*real);
+  // Never silently: the kernel or library receiving it will fail, and this says why.
+  std::fprintf(stderr, "mgb: device memory at stand-in %p could not be placed on a GPU (freed, "
+               "or refused by mgbd): the call receives an address that is not real\n", ptr);
+  return const_cast<void *>(ptr);
 }
 
 void Runtime::TranslateWords(void *bytes, size_t size) {
