@@ -162,6 +162,16 @@ inline cudaError_t mgb_cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t c
   return mgb_cudaMemcpyFromSymbol(dst, reinterpret_cast<const void *>(&symbol), count, offset, kind);
 }
 
+/* cuda_runtime.h's older five-argument cudaGraphInstantiate (error node and log unused). */
+inline cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                            cudaGraphNode_t *error_node, char *log,
+                                            size_t log_size) {
+  (void)error_node;
+  (void)log;
+  (void)log_size;
+  return mgb_cudaGraphInstantiate(exec, graph, 0);
+}
+
 /* The value a kernel argument must have: stand-in pointers become real ones; a trivially copyable
  * struct gets every stand-in pointer inside it replaced (a translated copy). */
 template <class T>

@@ -78,6 +78,11 @@ static double run_graph(int n, int launches, bool warm_up) {
   CHECK(cudaStreamEndCapture(stream, &graph));
   // CHECK: mgb_cudaGraphInstantiate(&exec, graph, 0)
   CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  // The older five-argument form (cuda_runtime.h) has a twin too.
+  cudaGraphExec_t unused;
+  // CHECK: mgb_cudaGraphInstantiate(&unused, graph, nullptr, nullptr, 0)
+  CHECK(cudaGraphInstantiate(&unused, graph, nullptr, nullptr, 0));
+  CHECK(cudaGraphExecDestroy(unused));
   for (int i = 0; i < launches; ++i) {
     // CHECK: mgb_cudaGraphLaunch(exec, stream)
     CHECK(cudaGraphLaunch(exec, stream));
