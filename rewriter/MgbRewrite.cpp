@@ -6,6 +6,7 @@
 #include "ForeignStreamWrapper.h"
 #include "FunctionTaskCallback.h"
 #include "LaunchSpacingFS.h"
+#include "ToolkitHeaderFS.h"
 #include "LibraryCallReporter.h"
 #include "ThrustUseReporter.h"
 #include "UnmanagedLaunchReporter.h"
@@ -175,7 +176,7 @@ RewriteSession::~RewriteSession() = default;
 int RewriteSession::run(const tooling::CompilationDatabase &db,
                         const std::vector<std::string> &sources) {
   tooling::ClangTool tool(db, sources, std::make_shared<PCHContainerOperations>(),
-                          makeLaunchSpacingFS(fs_));
+                          makeLaunchSpacingFS(makeToolkitHeaderFS(fs_, MGB_CUDA_PATH "/include")));
   tool.appendArgumentsAdjuster(cudaArgumentsAdjuster());
   return tool.run(tooling::newFrontendActionFactory(&finder_).get());
 }

@@ -1,6 +1,7 @@
 // Unit tests of the rewriter library on in-memory CUDA sources (real Clang ASTs).
 #include "LaunchSpacingFS.h"
 #include "MgbRewrite.h"
+#include "ToolkitHeaderFS.h"
 
 #include <catch2/catch.hpp>
 
@@ -145,4 +146,14 @@ TEST_CASE("the include goes after the leading comments", "[rewriter]") {
   CHECK(out == "// license\n/* more */\n#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n"
                "#include <a.h>\n");
   CHECK(mgb::rewriter::insertInclude(out, {}) == out);
+}
+
+TEST_CASE("clang's CUDA headers get the toolkit's own headers, not a project's of that name",
+          "[rewriter]") {
+  std::string in = "#include <cmath>\n#include \"cuda.h\"\n  #  include \"texture_fetch_functions.h\"\n"
+                   "#include \"crt/host_runtime.h\"\n";
+  std::string out = mgb::rewriter::pinToolkitIncludes(
+      in, "/cuda/include", [](llvm::StringRef name) { return name != "texture_fetch_functions.h"; });
+  CHECK(out == "#include <cmath>\n#include \"/cuda/include/cuda.h\"\n  #  include "
+               "\"texture_fetch_functions.h\"\n#include \"/cuda/include/crt/host_runtime.h\"\n");
 }
