@@ -49,6 +49,9 @@ std::vector<std::string> cudaParseArguments() {
       "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h",
       // Host min()/max() overloads nvcc has and clang's CUDA wrapper makes device-only.
       "-include", MGB_SHIM_DIR "/mgb_host_math.h",
+      // Intrinsics (__ldcs, __stcs, surf2Dwrite...) and macros (__CUDACC_VER_MAJOR__) nvcc has
+      // and clang 19 lacks.
+      "-include", MGB_SHIM_DIR "/mgb_cuda_intrinsics.h",
       // Rewritten sources include <mgb/mgb.h>: rewriting them again must parse.
       "-idirafter", MGB_RUNTIME_INCLUDE};
   // nvcc's host GCC finds omp.h (cuda-samples UnifiedMemoryStreams, cudaOpenMP) in its own
