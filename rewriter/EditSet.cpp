@@ -29,6 +29,14 @@ bool EditSet::isEditable(SourceLocation loc, const SourceManager &SM) const {
   return llvm::StringRef(path).starts_with(root_ + "/") || path == root_;
 }
 
+bool EditSet::markUnseen(SourceLocation loc, const SourceManager &SM) {
+  loc = SM.getExpansionLoc(loc);
+  if (!isEditable(loc, SM))
+    return false;
+  unseen_.insert(canonicalPath(SM.getFileEntryRefForID(SM.getFileID(loc))->getName()));
+  return true;
+}
+
 bool EditSet::insert(SourceLocation loc, llvm::StringRef text, const SourceManager &SM) {
   return replace(CharSourceRange::getCharRange(loc, loc), text, SM);
 }

@@ -37,6 +37,11 @@ public:
     return fallbacks_;
   }
   int nextTaskNumber(const std::string &file) { return ++taskCounters_[file]; }
+  // A file whose rewrite cannot keep stand-in pointers from code that was not rewritten (a C
+  // file where binding them would need a C++ form): its rewrite includes <mgb/unseen_tu.h>, so
+  // the process binds device memory eagerly. Returns false when the file is not editable.
+  bool markUnseen(clang::SourceLocation loc, const clang::SourceManager &SM);
+  const std::set<std::string> &unseenFiles() const { return unseen_; }
   void resetTaskNumbers() { taskCounters_.clear(); }
 
   static std::string canonicalPath(llvm::StringRef path);
@@ -54,6 +59,7 @@ private:
   std::map<std::string, std::map<Edit, unsigned>> edits_; // edit -> first time it was made
   std::map<std::string, std::set<std::string>> fallbacks_;
   std::map<std::string, int> taskCounters_;
+  std::set<std::string> unseen_;
 };
 
 } // namespace mgb::rewriter

@@ -17,6 +17,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 
+#include <optional>
+
 #ifndef MGB_SHIM_DIR
 #error "MGB_SHIM_DIR must point at rewriter/shim"
 #endif
@@ -37,23 +39,89 @@ namespace mgb::rewriter {
 
 using namespace clang;
 
-std::vector<std::string> cudaParseArguments() {
-  std::vector<std::string> args = {
-      "-x", "cuda", "--cuda-host-only", "--cuda-path=" MGB_CUDA_PATH, "-nocudalib",
-      "-Wno-unknown-cuda-version", "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
-      "--cuda-gpu-arch=sm_90", "-isystem", MGB_SHIM_DIR,
-      // CUDA 13 keeps libcu++/thrust/cub here (nvcc adds it itself); cooperative_groups.h
-      // and thrust need it.
-      "-isystem", MGB_CUDA_PATH "/include/cccl",
-      // Declares runtime functions CUDA 12/13 removed that older programs still call.
-      "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h",
-      // Host min()/max() overloads nvcc has and clang's CUDA wrapper makes device-only.
-      "-include", MGB_SHIM_DIR "/mgb_host_math.h",
-      // Intrinsics (__ldcs, __stcs, surf2Dwrite...) and macros (__CUDACC_VER_MAJOR__) nvcc has
-      // and clang 19 lacks.
-      "-include", MGB_SHIM_DIR "/mgb_cuda_intrinsics.h",
-      // Rewritten sources include <mgb/mgb.h>: rewriting them again must parse.
-      "-idirafter", MGB_RUNTIME_INCLUDE};
+namespace {
+
+// Host C/C++ compilers (mgb-cc/mgb-c++ and the compilers of a compile_commands.json), whose
+// sources are not CUDA unless they say so: `gcc`, `x86_64-linux-gnu-g++-12`, `clang++`, `cc`.
+bool isHostCompiler(llvm::StringRef driver) {
+  llvm::StringRef name = llvm::sys::path::filename(driver);
+  static const llvm::Regex host("^(.*-)?(cc|c\\+\\+|gcc|g\\+\\+|clang|clang\\+\\+|mgb-cc|mgb-c\\+\\+)"
+                                "(-[0-9.]+)?$");
+  return host.match(name);
+}
+
+} // namespace
+
+ParseLanguage languageOf(const std::vector<std::string> &args, llvm::StringRef file) {
+  // An explicit -x (the last one before the file) decides, as it does for the compilers.
+  std::optional<ParseLanguage> x;
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef a = args[i], value;
+    if (a == "-x" || a == "--x") {
+      if (i + 1 < args.size())
+        value = args[++i];
+    } else if (a.starts_with("-x") && a.size() > 2) {
+      value = a.drop_front(2).ltrim('=');
+    } else if (a.starts_with("--x=")) {
+      value = a.drop_front(4);
+    } else {
+      if (!a.starts_with("-") && !file.empty() && a == file)
+        break;
+      continue;
+    }
+    if (value == "c" || value == "c-header")
+      x = ParseLanguage::C;
+    else if (value == "c++" || value == "c++-header")
+      x = ParseLanguage::CXX;
+    else if (value == "cuda" || value == "cu")
+      x = ParseLanguage::Cuda;
+    else if (value == "none")
+      x.reset();
+  }
+  if (x)
+    return *x;
+  // A host compiler's command line (compile_commands.json): the language of the extension, as
+  // gcc/g++ pick it (g++ compiles .c as C++). Anything else (nvcc, `--`): CUDA.
+  if (!args.empty() && isHostCompiler(args.front())) {
+    llvm::StringRef ext = llvm::sys::path::extension(file);
+    if (ext == ".cu")
+      return ParseLanguage::Cuda;
+    llvm::StringRef driver = llvm::sys::path::filename(args.front());
+    bool cxxDriver = driver.contains("++");
+    if (ext == ".c" && !cxxDriver)
+      return ParseLanguage::C;
+    return ParseLanguage::CXX;
+  }
+  return ParseLanguage::Cuda;
+}
+
+std::vector<std::string> parseArguments(ParseLanguage language) {
+  std::vector<std::string> args;
+  if (language == ParseLanguage::Cuda) {
+    args = {"-x", "cuda", "--cuda-host-only", "--cuda-path=" MGB_CUDA_PATH, "-nocudalib",
+            "-Wno-unknown-cuda-version", "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
+            "--cuda-gpu-arch=sm_90", "-isystem", MGB_SHIM_DIR,
+            // CUDA 13 keeps libcu++/thrust/cub here (nvcc adds it itself); cooperative_groups.h
+            // and thrust need it.
+            "-isystem", MGB_CUDA_PATH "/include/cccl",
+            // Declares runtime functions CUDA 12/13 removed that older programs still call.
+            "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h",
+            // Host min()/max() overloads nvcc has and clang's CUDA wrapper makes device-only.
+            "-include", MGB_SHIM_DIR "/mgb_host_math.h",
+            // Intrinsics (__ldcs, __stcs, surf2Dwrite...) and macros (__CUDACC_VER_MAJOR__)
+            // nvcc has and clang 19 lacks.
+            "-include", MGB_SHIM_DIR "/mgb_cuda_intrinsics.h"};
+  } else {
+    // A host source that calls the CUDA runtime (darknet's cuda.c), compiled by gcc/g++ with
+    // the toolkit's include directory: parsed as that language, not as CUDA.
+    args = {"-x", language == ParseLanguage::C ? "c" : "c++",
+            "-resource-dir=" MGB_CLANG_RESOURCE_DIR, "-isystem", MGB_SHIM_DIR,
+            "-isystem", MGB_CUDA_PATH "/include", "-isystem", MGB_CUDA_PATH "/include/cccl",
+            "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h"};
+  }
+  // Rewritten sources include <mgb/mgb.h>: rewriting them again must parse.
+  args.push_back("-idirafter");
+  args.push_back(MGB_RUNTIME_INCLUDE);
   // nvcc's host GCC finds omp.h (cuda-samples UnifiedMemoryStreams, cudaOpenMP) in its own
   // include directory, which clang does not search; last, so clang's builtin headers still win.
   if (*MGB_HOST_GCC_INCLUDE) {
@@ -63,15 +131,18 @@ std::vector<std::string> cudaParseArguments() {
   return args;
 }
 
+std::vector<std::string> cudaParseArguments() { return parseArguments(ParseLanguage::Cuda); }
+
 tooling::ArgumentsAdjuster cudaArgumentsAdjuster() {
-  return [](const tooling::CommandLineArguments &args, llvm::StringRef) {
+  return [](const tooling::CommandLineArguments &args, llvm::StringRef file) {
     tooling::CommandLineArguments out;
     if (args.empty())
       return out;
     out.push_back(args.front());
-    for (const std::string &flag : cudaParseArguments())
+    for (const std::string &flag : parseArguments(languageOf(args, file)))
       out.push_back(flag);
-    static const char *withValue[] = {"-I", "-D", "-U", "-isystem", "-include", "-iquote"};
+    static const char *withValue[] = {"-I",       "-D",      "-U",       "-isystem",
+                                      "-include", "-iquote", "-idirafter", "-imacros"};
     static const char *sourceExts[] = {".cu", ".cpp", ".cc", ".cxx", ".c", ".C"};
     for (size_t i = 1; i < args.size(); ++i) {
       llvm::StringRef a = args[i];
@@ -89,8 +160,12 @@ tooling::ArgumentsAdjuster cudaArgumentsAdjuster() {
         }
       if (kept)
         continue;
-      if (a.starts_with("-std=") || a.starts_with("--std=")) {
+      if (a == "-x" || a == "--x") {
+        ++i; // the language was chosen above
+      } else if (a.starts_with("-std=") || a.starts_with("--std=")) {
         out.push_back(("-std=" + a.split('=').second).str());
+      } else if (a.starts_with("-Werror") || a == "-pedantic-errors") {
+        // The compiler's warnings are not clang's: a warning must not make the parse fail.
       } else if (a == "-fsyntax-only" || a.starts_with("-W") || a == "-w") {
         out.push_back(args[i]);
       } else if (!a.starts_with("-")) {
@@ -119,12 +194,18 @@ std::string commonRoot(const std::vector<std::string> &files) {
   return root.empty() ? "/" : root;
 }
 
-std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks) {
+std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks,
+                          bool unseen) {
   std::string block;
   static const llvm::Regex included("^[ \t]*#[ \t]*include[ \t]*<mgb/mgb\\.h>",
                                     llvm::Regex::Newline);
+  static const llvm::Regex unseenIncluded("^[ \t]*#[ \t]*include[ \t]*<mgb/unseen_tu\\.h>",
+                                          llvm::Regex::Newline);
   if (!included.match(content))
     block += "#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n";
+  if (unseen && !unseenIncluded.match(content))
+    block += "/* mgb: device memory of this file reaches calls mgb-rewrite could not bind (see its "
+             "warnings): the process binds memory eagerly */\n#include <mgb/unseen_tu.h>\n";
   for (const std::string &name : fallbacks) {
     std::string def = "#define " + name + " " + replacementName(name) + "\n";
     if (!content.starts_with(def) && !content.contains("\n" + def))
@@ -195,6 +276,9 @@ RewriteSession::results(const std::vector<std::string> &sources) {
   for (const auto &[f, names] : edits_.allMacroFallbacks())
     if (std::find(files.begin(), files.end(), f) == files.end())
       files.push_back(f);
+  for (const std::string &f : edits_.unseenFiles())
+    if (std::find(files.begin(), files.end(), f) == files.end())
+      files.push_back(f);
   std::vector<FileResult> out;
   for (const std::string &f : files) {
     auto buffer = fs_->getBufferForFile(f);
@@ -207,21 +291,24 @@ RewriteSession::results(const std::vector<std::string> &sources) {
     llvm::Expected<std::string> applied = tooling::applyAllReplacements(r.original, *reps);
     if (!applied)
       return applied.takeError();
-    bool changed = *applied != r.original || edits_.allMacroFallbacks().count(f);
-    r.rewritten = changed ? insertInclude(*applied, edits_.macroFallbacks(f)) : *applied;
+    bool unseen = edits_.unseenFiles().count(f) != 0;
+    bool changed = *applied != r.original || edits_.allMacroFallbacks().count(f) || unseen;
+    r.rewritten =
+        changed ? insertInclude(*applied, edits_.macroFallbacks(f), unseen) : *applied;
     out.push_back(std::move(r));
   }
   return out;
 }
 
 llvm::Expected<std::string> rewriteCode(llvm::StringRef code, llvm::StringRef fileName,
-                                        std::string *explain) {
+                                        std::string *explain,
+                                        const std::vector<std::string> &flags) {
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(memory);
   std::string path = ("/mgb-test/" + fileName).str();
   memory->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(code));
-  tooling::FixedCompilationDatabase db("/", {});
+  tooling::FixedCompilationDatabase db("/", flags);
   RewriteSession session("/mgb-test", overlay);
   if (session.run(db, {path}) != 0)
     return llvm::createStringError(std::errc::invalid_argument, "%s does not parse",
