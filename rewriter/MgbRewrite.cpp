@@ -45,8 +45,8 @@ namespace {
 // sources are not CUDA unless they say so: `gcc`, `x86_64-linux-gnu-g++-12`, `clang++`, `cc`.
 bool isHostCompiler(llvm::StringRef driver) {
   llvm::StringRef name = llvm::sys::path::filename(driver);
-  static const llvm::Regex host("^(.*-)?(cc|c\\+\\+|gcc|g\\+\\+|clang|clang\\+\\+|mgb-cc|mgb-c\\+\\+)"
-                                "(-[0-9.]+)?$");
+  static const llvm::Regex host(
+      "^(.*-)?(cc|c\\+\\+|gcc|g\\+\\+|clang|clang\\+\\+|mgb-cc|mgb-c\\+\\+)(-[0-9.]+)?$");
   return host.match(name);
 }
 

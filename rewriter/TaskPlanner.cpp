@@ -898,7 +898,9 @@ private:
     std::optional<std::string> t = textAtBegin(init, begin, depth);
     if (!t)
       return std::nullopt;
-    return LO_.CPlusPlus ? "static_cast<" + type + ">(" + *t + ")" : "((" + type + ")(" + *t + "))";
+    if (!LO_.CPlusPlus) // a C file's probe
+      return "((" + type + ")(" + *t + "))";
+    return "static_cast<" + type + ">(" + *t + ")";
   }
 
   std::string renderProbeText(Task &T) {
