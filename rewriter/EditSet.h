@@ -37,7 +37,8 @@ public:
     return fallbacks_;
   }
   // The translation unit being parsed holds code mgb cannot see or route (a launch in a header
-  // outside --root, one spelled across macros): its main file gets mgb/unseen_tu.h, which makes
+  // outside --root, one spelled across macros, a cooperative launch in C): its main file gets
+  // mgb/unseen_tu.h, which makes
   // libmgb bind memory eagerly, so that no stand-in reaches that code.
   void noteUnseenCode(const clang::SourceManager &SM);
   bool holdsUnseenCode(const std::string &file) const { return unseen_.count(file) != 0; }

@@ -7,6 +7,7 @@
 #include "ForeignStreamWrapper.h"
 #include "FunctionTaskCallback.h"
 #include "LaunchSpacingFS.h"
+#include "ToolkitHeaderFS.h"
 #include "ThrustUseReporter.h"
 #include "UnmanagedLaunchReporter.h"
 
@@ -15,6 +16,8 @@
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
+
+#include <optional>
 
 #ifndef MGB_SHIM_DIR
 #error "MGB_SHIM_DIR must point at rewriter/shim"
@@ -36,20 +39,89 @@ namespace mgb::rewriter {
 
 using namespace clang;
 
-std::vector<std::string> cudaParseArguments() {
-  std::vector<std::string> args = {
-      "-x", "cuda", "--cuda-host-only", "--cuda-path=" MGB_CUDA_PATH, "-nocudalib",
-      "-Wno-unknown-cuda-version", "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
-      "--cuda-gpu-arch=sm_90", "-isystem", MGB_SHIM_DIR,
-      // CUDA 13 keeps libcu++/thrust/cub here (nvcc adds it itself); cooperative_groups.h
-      // and thrust need it.
-      "-isystem", MGB_CUDA_PATH "/include/cccl",
-      // Declares runtime functions CUDA 12/13 removed that older programs still call.
-      "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h",
-      // Host min()/max() overloads nvcc has and clang's CUDA wrapper makes device-only.
-      "-include", MGB_SHIM_DIR "/mgb_host_math.h",
-      // Rewritten sources include <mgb/mgb.h>: rewriting them again must parse.
-      "-idirafter", MGB_RUNTIME_INCLUDE};
+namespace {
+
+// Host C/C++ compilers (mgb-cc/mgb-c++ and the compilers of a compile_commands.json), whose
+// sources are not CUDA unless they say so: `gcc`, `x86_64-linux-gnu-g++-12`, `clang++`, `cc`.
+bool isHostCompiler(llvm::StringRef driver) {
+  llvm::StringRef name = llvm::sys::path::filename(driver);
+  static const llvm::Regex host(
+      "^(.*-)?(cc|c\\+\\+|gcc|g\\+\\+|clang|clang\\+\\+|mgb-cc|mgb-c\\+\\+)(-[0-9.]+)?$");
+  return host.match(name);
+}
+
+} // namespace
+
+ParseLanguage languageOf(const std::vector<std::string> &args, llvm::StringRef file) {
+  // An explicit -x (the last one before the file) decides, as it does for the compilers.
+  std::optional<ParseLanguage> x;
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef a = args[i], value;
+    if (a == "-x" || a == "--x") {
+      if (i + 1 < args.size())
+        value = args[++i];
+    } else if (a.starts_with("-x") && a.size() > 2) {
+      value = a.drop_front(2).ltrim('=');
+    } else if (a.starts_with("--x=")) {
+      value = a.drop_front(4);
+    } else {
+      if (!a.starts_with("-") && !file.empty() && a == file)
+        break;
+      continue;
+    }
+    if (value == "c" || value == "c-header")
+      x = ParseLanguage::C;
+    else if (value == "c++" || value == "c++-header")
+      x = ParseLanguage::CXX;
+    else if (value == "cuda" || value == "cu")
+      x = ParseLanguage::Cuda;
+    else if (value == "none")
+      x.reset();
+  }
+  if (x)
+    return *x;
+  // A host compiler's command line (compile_commands.json): the language of the extension, as
+  // gcc/g++ pick it (g++ compiles .c as C++). Anything else (nvcc, `--`): CUDA.
+  if (!args.empty() && isHostCompiler(args.front())) {
+    llvm::StringRef ext = llvm::sys::path::extension(file);
+    if (ext == ".cu")
+      return ParseLanguage::Cuda;
+    llvm::StringRef driver = llvm::sys::path::filename(args.front());
+    bool cxxDriver = driver.contains("++");
+    if (ext == ".c" && !cxxDriver)
+      return ParseLanguage::C;
+    return ParseLanguage::CXX;
+  }
+  return ParseLanguage::Cuda;
+}
+
+std::vector<std::string> parseArguments(ParseLanguage language) {
+  std::vector<std::string> args;
+  if (language == ParseLanguage::Cuda) {
+    args = {"-x", "cuda", "--cuda-host-only", "--cuda-path=" MGB_CUDA_PATH, "-nocudalib",
+            "-Wno-unknown-cuda-version", "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
+            "--cuda-gpu-arch=sm_90", "-isystem", MGB_SHIM_DIR,
+            // CUDA 13 keeps libcu++/thrust/cub here (nvcc adds it itself); cooperative_groups.h
+            // and thrust need it.
+            "-isystem", MGB_CUDA_PATH "/include/cccl",
+            // Declares runtime functions CUDA 12/13 removed that older programs still call.
+            "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h",
+            // Host min()/max() overloads nvcc has and clang's CUDA wrapper makes device-only.
+            "-include", MGB_SHIM_DIR "/mgb_host_math.h",
+            // Intrinsics (__ldcs, __stcs, surf2Dwrite...) and macros (__CUDACC_VER_MAJOR__)
+            // nvcc has and clang 19 lacks.
+            "-include", MGB_SHIM_DIR "/mgb_cuda_intrinsics.h"};
+  } else {
+    // A host source that calls the CUDA runtime (darknet's cuda.c), compiled by gcc/g++ with
+    // the toolkit's include directory: parsed as that language, not as CUDA.
+    args = {"-x", language == ParseLanguage::C ? "c" : "c++",
+            "-resource-dir=" MGB_CLANG_RESOURCE_DIR, "-isystem", MGB_SHIM_DIR,
+            "-isystem", MGB_CUDA_PATH "/include", "-isystem", MGB_CUDA_PATH "/include/cccl",
+            "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h"};
+  }
+  // Rewritten sources include <mgb/mgb.h>: rewriting them again must parse.
+  args.push_back("-idirafter");
+  args.push_back(MGB_RUNTIME_INCLUDE);
   // nvcc's host GCC finds omp.h (cuda-samples UnifiedMemoryStreams, cudaOpenMP) in its own
   // include directory, which clang does not search; last, so clang's builtin headers still win.
   if (*MGB_HOST_GCC_INCLUDE) {
@@ -59,15 +131,18 @@ std::vector<std::string> cudaParseArguments() {
   return args;
 }
 
+std::vector<std::string> cudaParseArguments() { return parseArguments(ParseLanguage::Cuda); }
+
 tooling::ArgumentsAdjuster cudaArgumentsAdjuster() {
-  return [](const tooling::CommandLineArguments &args, llvm::StringRef) {
+  return [](const tooling::CommandLineArguments &args, llvm::StringRef file) {
     tooling::CommandLineArguments out;
     if (args.empty())
       return out;
     out.push_back(args.front());
-    for (const std::string &flag : cudaParseArguments())
+    for (const std::string &flag : parseArguments(languageOf(args, file)))
       out.push_back(flag);
-    static const char *withValue[] = {"-I", "-D", "-U", "-isystem", "-include", "-iquote"};
+    static const char *withValue[] = {"-I",       "-D",      "-U",       "-isystem",
+                                      "-include", "-iquote", "-idirafter", "-imacros"};
     static const char *sourceExts[] = {".cu", ".cpp", ".cc", ".cxx", ".c", ".C"};
     for (size_t i = 1; i < args.size(); ++i) {
       llvm::StringRef a = args[i];
@@ -85,8 +160,12 @@ tooling::ArgumentsAdjuster cudaArgumentsAdjuster() {
         }
       if (kept)
         continue;
-      if (a.starts_with("-std=") || a.starts_with("--std=")) {
+      if (a == "-x" || a == "--x") {
+        ++i; // the language was chosen above
+      } else if (a.starts_with("-std=") || a.starts_with("--std=")) {
         out.push_back(("-std=" + a.split('=').second).str());
+      } else if (a.starts_with("-Werror") || a == "-pedantic-errors") {
+        // The compiler's warnings are not clang's: a warning must not make the parse fail.
       } else if (a == "-fsyntax-only" || a.starts_with("-W") || a == "-w") {
         out.push_back(args[i]);
       } else if (!a.starts_with("-")) {
@@ -116,7 +195,7 @@ std::string commonRoot(const std::vector<std::string> &files) {
 }
 
 std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks,
-                          bool unseenCode) {
+                          bool unseen) {
   std::string block;
   static const llvm::Regex included("^[ \t]*#[ \t]*include[ \t]*<mgb/mgb\\.h>",
                                     llvm::Regex::Newline);
@@ -129,7 +208,7 @@ std::string insertInclude(llvm::StringRef content, const std::set<std::string> &
     if (!content.starts_with(def) && !content.contains("\n" + def))
       block += "/* mgb: " + name + " is called where mgb-rewrite cannot edit it (a macro, or a header outside --root) */\n" + def;
   }
-  if (unseenCode && !unseenIncluded.match(content))
+  if (unseen && !unseenIncluded.match(content))
     block += "/* mgb: this file holds code mgb-rewrite could not route (see its warnings): the "
              "program binds its memory eagerly */\n#include <mgb/unseen_tu.h>\n";
   if (block.empty())
@@ -181,7 +260,7 @@ RewriteSession::~RewriteSession() = default;
 int RewriteSession::run(const tooling::CompilationDatabase &db,
                         const std::vector<std::string> &sources) {
   tooling::ClangTool tool(db, sources, std::make_shared<PCHContainerOperations>(),
-                          makeLaunchSpacingFS(fs_));
+                          makeLaunchSpacingFS(makeToolkitHeaderFS(fs_, MGB_CUDA_PATH "/include")));
   tool.appendArgumentsAdjuster(cudaArgumentsAdjuster());
   return tool.run(tooling::newFrontendActionFactory(&finder_).get());
 }
@@ -222,13 +301,14 @@ RewriteSession::results(const std::vector<std::string> &sources) {
 }
 
 llvm::Expected<std::string> rewriteCode(llvm::StringRef code, llvm::StringRef fileName,
-                                        std::string *explain) {
+                                        std::string *explain,
+                                        const std::vector<std::string> &flags) {
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(memory);
   std::string path = ("/mgb-test/" + fileName).str();
   memory->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(code));
-  tooling::FixedCompilationDatabase db("/", {});
+  tooling::FixedCompilationDatabase db("/", flags);
   RewriteSession session("/mgb-test", overlay);
   if (session.run(db, {path}) != 0)
     return llvm::createStringError(std::errc::invalid_argument, "%s does not parse",

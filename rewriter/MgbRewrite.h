@@ -30,9 +30,19 @@ struct FileResult {
   std::string rewritten; // text after (== original when nothing changed)
 };
 
-// The flags clang 19 needs to parse CUDA 13 sources host-side (shim, resource dir, CUDA path),
-// and an adjuster that keeps only the preprocessor/language flags of an nvcc command line.
-std::vector<std::string> cudaParseArguments();
+// How a source is parsed: CUDA (host side), or a host C/C++ file that calls the CUDA runtime.
+enum class ParseLanguage { Cuda, C, CXX };
+
+// The language of `file` on a compiler command line (args.front() is the compiler): the last
+// `-x c|c++|cuda|cu` before it; else, for a host compiler (gcc, g++, cc, c++, clang, mgb-cc...),
+// its extension (.c is C++ for a C++ driver, as g++ compiles it); else CUDA.
+ParseLanguage languageOf(const std::vector<std::string> &args, llvm::StringRef file);
+
+// The flags clang 19 needs to parse a source of that language (CUDA 13 host side: shim, resource
+// dir, CUDA path; C/C++: the toolkit's include directory), and an adjuster that keeps only the
+// preprocessor/language flags of a compiler command line and adds those for its language.
+std::vector<std::string> parseArguments(ParseLanguage language);
+std::vector<std::string> cudaParseArguments(); // parseArguments(ParseLanguage::Cuda)
 clang::tooling::ArgumentsAdjuster cudaArgumentsAdjuster();
 
 // The deepest directory holding every file (the default --root).
@@ -41,7 +51,7 @@ std::string commonRoot(const std::vector<std::string> &files);
 // `#include <mgb/mgb.h>` (once), the macro fallbacks and, for a file holding code mgb cannot
 // see, `#include <mgb/unseen_tu.h>` (once) near the top of a rewritten file.
 std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks,
-                          bool unseenCode = false);
+                          bool unseen = false);
 
 class RewriteSession {
 public:
@@ -74,9 +84,11 @@ private:
   std::unique_ptr<CudaStructPointerWriter> structs_;
 };
 
-// Rewrites one in-memory source (unit tests). Parse errors come back as an error.
+// Rewrites one in-memory source (unit tests). Parse errors come back as an error. flags: as after
+// `--` on mgb-rewrite's command line (e.g. {"-x", "c"}).
 llvm::Expected<std::string> rewriteCode(llvm::StringRef code, llvm::StringRef fileName = "input.cu",
-                                        std::string *explain = nullptr);
+                                        std::string *explain = nullptr,
+                                        const std::vector<std::string> &flags = {});
 
 } // namespace mgb::rewriter
 

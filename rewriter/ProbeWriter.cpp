@@ -78,10 +78,11 @@ private:
                                 indent
                           : "";
     edits_.insert(begin,
-                  "mgb_task " + var + " = mgb_task_begin(" + T.sizeText + ", mgb_dim(" +
-                      T.gridText + "), mgb_dim(" + T.blockText + "), (const void *)" +
-                      T.kernelText + ", \"" + siteOf(firstLaunch->expr()->getBeginLoc(), SM_) +
-                      "\");\n" + indent + scope,
+                  "mgb_task " + var + " = mgb_task_begin(" + T.sizeText + ", " +
+                      dim(T.gridText) + ", " + dim(T.blockText) + ", (const void *)" +
+                      (LO_.CPlusPlus || T.kernelText != "nullptr" ? T.kernelText : "0") +
+                      ", \"" + siteOf(firstLaunch->expr()->getBeginLoc(), SM_) + "\");\n" +
+                      indent + scope,
                   SM_);
     std::string end = "mgb_task_end(" + var + ");";
     if (T.endsAtScopeExit)
@@ -105,6 +106,14 @@ private:
                                     : "")
              << (T.endsAtScopeExit ? " (a return inside a macro: a guard ends it on leaving)" : "")
              << "\n";
+  }
+
+  // A grid or block for mgb_task_begin: `mgb_dim(g)` (mgb.h's C++ overload set) in C++; a C
+  // compound literal in C, whose tasks are library calls only (C has no launches): one thread.
+  std::string dim(const std::string &text) const {
+    if (LO_.CPlusPlus)
+      return "mgb_dim(" + text + ")";
+    return "(mgb_dim3){" + (text == "1" ? text : "(unsigned)(" + text + ")") + ", 1, 1}";
   }
 
   std::string kernelName(const Launch &L) const {

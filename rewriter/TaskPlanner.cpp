@@ -749,6 +749,9 @@ private:
             // when the block is left (in main the process ends there anyway).
             if (!inMacroBody)
               T.exits.push_back(R);
+            else if (!plan_.isMain && !LO_.CPlusPlus) // the guard is a C++ destructor
+              why = "a return in a macro body at " + siteOf(S->getBeginLoc(), SM_) +
+                    " leaves the task's block (a C file has no scope guard)";
             else if (!plan_.isMain)
               T.endsAtScopeExit = true;
           }
@@ -936,6 +939,8 @@ private:
     std::optional<std::string> t = textAtBegin(init, begin, depth);
     if (!t)
       return std::nullopt;
+    if (!LO_.CPlusPlus) // a C file's probe
+      return "((" + type + ")(" + *t + "))";
     return "static_cast<" + type + ">(" + *t + ")";
   }
 

@@ -106,7 +106,10 @@ class Runtime {
   // unit compiled as written), so no stand-in may be handed out from now on: every allocation is
   // real at once, and all of them, with every static task, share one task on one GPU.
   void NoteUnseenCode(const char *file);
-  bool Eager() const { return eager_.load(std::memory_order_relaxed); }
+  // For the process-wide runtime (mgb_note_unseen_code): safe from static constructors of the
+  // program, before any runtime exists (it only sets a flag every runtime reads).
+  static void NoteUnseenCodeInProcess();
+  bool Eager() const;
 
   // Ends every task still open and the session (at exit, or when a test's runtime goes).
   void Shutdown();
@@ -265,6 +268,7 @@ class Runtime {
 
   // Eager binding (runtime_eager.cpp).
   std::atomic<bool> eager_{false};
+  static std::atomic<const Runtime *> process_runtime_;  // Global()'s, once made
   std::mutex process_task_mu_;  // held while the process task is started (an mgbd call)
   uint64_t process_task_ = 0;   // (mu_)
 

@@ -3,11 +3,30 @@
 // code, so from then on no stand-in may be handed out: every allocation is made on a GPU at
 // once, and all of them, with every static task, belong to one task of the process, placed by
 // the first of them and grown by the guard. Coarser than a task per region; never wrong.
+#include <atomic>
 #include <cstdio>
 
 #include "runtime.h"
 
 namespace mgb::runtime {
+
+namespace {
+// Constant-initialised: set by static constructors of the program, possibly before libmgb's own
+// dynamic initialisation has run.
+std::atomic<bool> unseen_code_in_process{false};
+}  // namespace
+
+void Runtime::NoteUnseenCodeInProcess() {
+  unseen_code_in_process.store(true, std::memory_order_relaxed);
+}
+
+std::atomic<const Runtime *> Runtime::process_runtime_{nullptr};
+
+bool Runtime::Eager() const {
+  return eager_.load(std::memory_order_relaxed) ||
+         (this == process_runtime_.load(std::memory_order_relaxed) &&
+          unseen_code_in_process.load(std::memory_order_relaxed));
+}
 
 void Runtime::NoteUnseenCode(const char *file) {
   // Silent at run time: mgb-nvcc said so loudly when it compiled the file as written, and a

@@ -24,6 +24,7 @@ Runtime &Runtime::Global() {
   // session ends in an atexit handler registered on first use.
   static Runtime *global = [] {
     auto *runtime = new Runtime(DefaultCudaApi(), SessionConfig::FromEnvironment());
+    process_runtime_.store(runtime);
     std::atexit([] { Global().Shutdown(); });
     return runtime;
   }();

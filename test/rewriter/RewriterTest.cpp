@@ -1,6 +1,7 @@
 // Unit tests of the rewriter library on in-memory CUDA sources (real Clang ASTs).
 #include "LaunchSpacingFS.h"
 #include "MgbRewrite.h"
+#include "ToolkitHeaderFS.h"
 
 #include <catch2/catch.hpp>
 
@@ -145,4 +146,60 @@ TEST_CASE("the include goes after the leading comments", "[rewriter]") {
   CHECK(out == "// license\n/* more */\n#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n"
                "#include <a.h>\n");
   CHECK(mgb::rewriter::insertInclude(out, {}) == out);
+}
+
+TEST_CASE("clang's CUDA headers get the toolkit's own headers, not a project's of that name",
+          "[rewriter]") {
+  std::string in = "#include <cmath>\n#include \"cuda.h\"\n  #  include \"texture_fetch_functions.h\"\n"
+                   "#include \"crt/host_runtime.h\"\n";
+  std::string out = mgb::rewriter::pinToolkitIncludes(
+      in, "/cuda/include", [](llvm::StringRef name) { return name != "texture_fetch_functions.h"; });
+  CHECK(out == "#include <cmath>\n#include \"/cuda/include/cuda.h\"\n  #  include "
+               "\"texture_fetch_functions.h\"\n#include \"/cuda/include/crt/host_runtime.h\"\n");
+}
+TEST_CASE("a project header named cuda.h does not hide the toolkit's from clang's CUDA wrapper",
+          "[rewriter]") {
+  // -I puts the project's cuda.h (test/rewriter/inputs/cuda_h_shadow/src) before the toolkit's.
+  llvm::Expected<std::string> out = rewriteCode(
+      "#include \"cuda.h\"\nint main() { float *d; cudaMalloc(&d, 4); cudaFree(d); }\n",
+      "input.cu", nullptr, {"-I" MGB_TEST_SHADOW_DIR});
+  REQUIRE(static_cast<bool>(out));
+  CHECK(contains(*out, "mgb_cudaMalloc(&d, 4)"));
+}
+
+TEST_CASE("a source's parse language comes from -x, else a host compiler's extension rule",
+          "[rewriter]") {
+  using mgb::rewriter::languageOf;
+  using mgb::rewriter::ParseLanguage;
+  CHECK(languageOf({"gcc", "-c", "cuda.c"}, "cuda.c") == ParseLanguage::C);
+  CHECK(languageOf({"g++", "-c", "cuda.c"}, "cuda.c") == ParseLanguage::CXX);
+  CHECK(languageOf({"/usr/bin/x86_64-linux-gnu-gcc-12", "main.cpp"}, "main.cpp") ==
+        ParseLanguage::CXX);
+  CHECK(languageOf({"mgb-cc", "-x", "c++", "helper.c"}, "helper.c") == ParseLanguage::CXX);
+  CHECK(languageOf({"clang-tool", "-x", "c", "helper.c"}, "helper.c") == ParseLanguage::C);
+  CHECK(languageOf({"nvcc", "-c", "kernels.cpp"}, "kernels.cpp") == ParseLanguage::Cuda);
+  CHECK(languageOf({"mgb-nvcc", "helper.c"}, "helper.c") == ParseLanguage::Cuda);
+  CHECK(languageOf({"clang-tool", "k.cu"}, "k.cu") == ParseLanguage::Cuda);
+}
+
+TEST_CASE("a C source gets C probes and C++-free renames", "[rewriter]") {
+  llvm::Expected<std::string> out = rewriteCode(R"(#include <cuda_runtime.h>
+#include <cublas_v2.h>
+void axpy(cublasHandle_t h, int n, float a) {
+  float *x, *y;
+  cudaMalloc((void **)&x, n * sizeof(float));
+  cudaMalloc((void **)&y, n * sizeof(float));
+  cublasSaxpy(h, n, &a, x, 1, y, 1);
+  cudaFree(x);
+  cudaFree(y);
+}
+)",
+                                                "helper.c", nullptr, {"-x", "c"});
+  REQUIRE(static_cast<bool>(out));
+  CHECK(contains(*out, "mgb_task_begin((size_t)(n * sizeof(float)) + (size_t)(n * sizeof(float)), "
+                       "(mgb_dim3){1, 1, 1}, (mgb_dim3){1, 1, 1}, (const void *)0, "
+                       "\"helper.c:7\");"));
+  CHECK(contains(*out, "mgb_cudaFree(y);\n  mgb_task_end(mgb_task_1);"));
+  CHECK_FALSE(contains(*out, "mgb_dim("));
+  CHECK_FALSE(contains(*out, "nullptr"));
 }

@@ -4,7 +4,8 @@
 #   and that --check on the original fails with a diff.
 # Variables: REWRITE FILECHECK NVCC INCLUDE OUT SOURCES CHECKED ('|'-lists); optional FLAGS (compiler
 # flags, '|'-list), STDERR (a regex the rewrite's stderr must match: expected warnings) and
-# STDERR_NOT (a regex it must not match: warnings that would be wrong).
+# STDERR_NOT (a regex it must not match: warnings that would be wrong); HOST_COMPILER (gcc or g++:
+# compiles the rewritten C/C++ sources instead of nvcc, with -Wall -Werror and CUDA_INCLUDE).
 foreach(var REWRITE FILECHECK NVCC INCLUDE OUT SOURCES)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "RunGolden.cmake: ${var} not set")
@@ -52,10 +53,15 @@ foreach(f ${CHECKED})
 endforeach()
 foreach(f ${SOURCES})
   get_filename_component(name ${f} NAME)
-  run(${NVCC} -arch=sm_90 -c -I${INCLUDE} -I${OUT}/first -I${root} ${FLAGS} ${OUT}/first/${name}
-      -o ${OUT}/${name}.o)
+  if(HOST_COMPILER)
+    run(${HOST_COMPILER} -c -Wall -Werror -I${INCLUDE} -I${OUT}/first -I${root} -I${CUDA_INCLUDE}
+        ${FLAGS} ${OUT}/first/${name} -o ${OUT}/${name}.o)
+  else()
+    run(${NVCC} -arch=sm_90 -c -I${INCLUDE} -I${OUT}/first -I${root} ${FLAGS} ${OUT}/first/${name}
+        -o ${OUT}/${name}.o)
+  endif()
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "nvcc -c of rewritten ${name} failed:\n${out}\n${err}")
+    message(FATAL_ERROR "compiling rewritten ${name} failed:\n${out}\n${err}")
   endif()
 endforeach()
 # Idempotence: rewriting the rewrite changes nothing.

@@ -1,0 +1,90 @@
+# The drivers' parse-failure fallback (cmake -P): a source clang cannot parse (fallback/shared_init.cu
+# for mgb-nvcc, fallback/nested.c for mgb-cc; both compile with nvcc/gcc) is compiled as written:
+# exit 0, a warning naming the first clang error (file:line), a line in $MGB_NVCC_LOG, an object
+# that calls CUDA directly and registers the unseen-code constructor (-include mgb/unseen_tu.h);
+# a parsable source of the same command is still rewritten; the program links (unseen_stub.c is a
+# weak mgb_note_unseen_code until libmgb has one); --mgb-strict and MGB_STRICT=1 make it an error
+# (non-zero exit, no object); `mgb-rewrite --check` on the source exits non-zero.
+# Variables: MGB_NVCC MGB_CC REWRITE SOURCE_DIR OUT NM
+foreach(var MGB_NVCC MGB_CC REWRITE SOURCE_DIR OUT NM)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "RunFallback.cmake: ${var} not set")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+set(log ${OUT}/not-rewritten.log)
+function(run)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_NVCC_LOG=${log} ${ARGN}
+                  WORKING_DIRECTORY ${OUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(rc ${rc} PARENT_SCOPE)
+  set(err "${out}${err}" PARENT_SCOPE)
+endfunction()
+function(expect_symbols file present absent)
+  execute_process(COMMAND ${NM} ${OUT}/${file} OUTPUT_VARIABLE syms RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "nm ${file} failed")
+  endif()
+  foreach(p ${present})
+    if(NOT syms MATCHES "${p}")
+      message(FATAL_ERROR "${file} lacks '${p}':\n${syms}")
+    endif()
+  endforeach()
+  foreach(p ${absent})
+    if(syms MATCHES "${p}")
+      message(FATAL_ERROR "${file} has '${p}':\n${syms}")
+    endif()
+  endforeach()
+endfunction()
+
+# mgb-nvcc, two sources in one command: ok.cu rewritten, shared_init.cu compiled as written.
+run(${MGB_NVCC} -arch=sm_90 -c ${SOURCE_DIR}/ok.cu ${SOURCE_DIR}/shared_init.cu)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mgb-nvcc on a source clang cannot parse failed (${rc}):\n${err}")
+endif()
+if(NOT err MATCHES "mgb-nvcc: WARNING: [^\n]*shared_init.cu is NOT rewritten: clang cannot parse it \\([^\n]*shared_init.cu:13:[0-9]+: error: initialization is not supported for __shared__ variables\\)")
+  message(FATAL_ERROR "no warning naming the first clang error:\n${err}")
+endif()
+if(err MATCHES "ok.cu is NOT rewritten")
+  message(FATAL_ERROR "ok.cu should have been rewritten:\n${err}")
+endif()
+expect_symbols(shared_init.o "U mgb_note_unseen_code;U cudaMalloc;mgb_unseen_tu_note" "mgb_cuda")
+expect_symbols(ok.o "U mgb_launch_prepare|U mgb_task_begin;U mgb_cudaDeviceSynchronize"
+               "U cudaDeviceSynchronize")
+
+# mgb-cc: a GCC-only C extension.
+run(${MGB_CC} -Wall -c ${SOURCE_DIR}/nested.c -o nested.o)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "mgb-cc: WARNING: [^\n]*nested.c is NOT rewritten: clang cannot parse it \\([^\n]*nested.c:9:[0-9]+: error: ")
+  message(FATAL_ERROR "mgb-cc should compile nested.c as written with a warning (${rc}):\n${err}")
+endif()
+expect_symbols(nested.o "U mgb_note_unseen_code;U cudaMalloc" "mgb_cuda")
+
+file(STRINGS ${log} lines)
+list(LENGTH lines count)
+if(NOT count EQUAL 2 OR NOT lines MATCHES "mgb-nvcc\tnot-rewritten\t[^\t]*/shared_init.cu\t[^\t]*error: "
+   OR NOT lines MATCHES "mgb-cc\tnot-rewritten\t[^\t]*/nested.c\t[^\t]*error: ")
+  message(FATAL_ERROR "MGB_NVCC_LOG should hold one line per source compiled as written:\n${lines}")
+endif()
+
+# The program links (libmgb added by mgb-nvcc; the unseen note resolved by the weak stub).
+run(${MGB_NVCC} -arch=sm_90 shared_init.o ok.o ${SOURCE_DIR}/unseen_stub.c -o app)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "linking the program failed (${rc}):\n${err}")
+endif()
+expect_symbols(app "T mgb_task_begin;[TW] mgb_note_unseen_code" "")
+
+# Strict: an error, nothing compiled.
+run(${MGB_NVCC} --mgb-strict -arch=sm_90 -c ${SOURCE_DIR}/shared_init.cu -o strict.o)
+if(rc EQUAL 0 OR EXISTS ${OUT}/strict.o OR NOT err MATCHES "--mgb-strict")
+  message(FATAL_ERROR "--mgb-strict should fail without compiling (${rc}):\n${err}")
+endif()
+run(${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_CC} -c ${SOURCE_DIR}/nested.c -o strict2.o)
+if(rc EQUAL 0 OR EXISTS ${OUT}/strict2.o)
+  message(FATAL_ERROR "MGB_STRICT=1 should fail without compiling (${rc}):\n${err}")
+endif()
+
+# CI: --check on the source fails.
+run(${REWRITE} --check ${SOURCE_DIR}/shared_init.cu --)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "mgb-rewrite --check on a source it cannot parse should exit non-zero")
+endif()

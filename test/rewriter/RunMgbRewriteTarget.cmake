@@ -1,0 +1,32 @@
+# Builds a target that uses mgb_rewrite() (cmake -P) and checks its objects: the C helper's and the
+# C++ main's objects call the mgb_ twins, not CUDA, as the .cu's does.
+# Variables: BUILD_DIR TARGET OBJECTS ('|'-list) NM
+foreach(var BUILD_DIR TARGET OBJECTS NM)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "RunMgbRewriteTarget.cmake: ${var} not set")
+  endif()
+endforeach()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD_DIR} --target ${TARGET}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building ${TARGET} failed (${rc}):\n${out}\n${err}")
+endif()
+string(REPLACE "|" ";" OBJECTS "${OBJECTS}")
+foreach(pair "cuda.c;U mgb_cudaMalloc" "blas_kernels.cu;U mgb_task_begin"
+             "main.cpp;U mgb_cudaDeviceSynchronize")
+  list(GET pair 0 source)
+  list(GET pair 1 pattern)
+  set(found FALSE)
+  foreach(o ${OBJECTS})
+    if(o MATCHES "/${source}\\.o$")
+      set(found TRUE)
+      execute_process(COMMAND ${NM} ${o} OUTPUT_VARIABLE syms)
+      if(NOT syms MATCHES "${pattern}")
+        message(FATAL_ERROR "${o} does not match '${pattern}': ${source} was not rewritten")
+      endif()
+    endif()
+  endforeach()
+  if(NOT found)
+    message(FATAL_ERROR "no object of ${source} among ${OBJECTS}")
+  endif()
+endforeach()
