@@ -1,5 +1,7 @@
 #include "LaunchSpacingFS.h"
 
+#include "TextFile.h"
+
 #include "llvm/Support/MemoryBuffer.h"
 
 namespace mgb::rewriter {
@@ -22,22 +24,6 @@ bool joinTriple(std::string &code, size_t pos, char open) {
   return true;
 }
 
-class BufferFile : public llvm::vfs::File {
-public:
-  BufferFile(llvm::vfs::Status status, std::string contents, std::string name)
-      : status_(std::move(status)), contents_(std::move(contents)), name_(std::move(name)) {}
-  llvm::ErrorOr<llvm::vfs::Status> status() override { return status_; }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine &, int64_t,
-                                                               bool, bool) override {
-    return llvm::MemoryBuffer::getMemBufferCopy(contents_, name_);
-  }
-  std::error_code close() override { return {}; }
-
-private:
-  llvm::vfs::Status status_;
-  std::string contents_, name_;
-};
-
 class LaunchSpacingFS : public llvm::vfs::ProxyFileSystem {
 public:
   using ProxyFileSystem::ProxyFileSystem;
@@ -57,7 +43,7 @@ public:
     if (normalized == text)
       return file;
     return std::unique_ptr<llvm::vfs::File>(
-        new BufferFile(*status, std::move(normalized), path.str()));
+        new TextFile(*status, std::move(normalized), path.str()));
   }
 };
 

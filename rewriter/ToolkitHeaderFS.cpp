@@ -1,5 +1,7 @@
 #include "ToolkitHeaderFS.h"
 
+#include "TextFile.h"
+
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
@@ -11,22 +13,6 @@
 namespace mgb::rewriter {
 
 namespace {
-
-class TextFile : public llvm::vfs::File {
-public:
-  TextFile(llvm::vfs::Status status, std::string contents, std::string name)
-      : status_(std::move(status)), contents_(std::move(contents)), name_(std::move(name)) {}
-  llvm::ErrorOr<llvm::vfs::Status> status() override { return status_; }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine &, int64_t,
-                                                               bool, bool) override {
-    return llvm::MemoryBuffer::getMemBufferCopy(contents_, name_);
-  }
-  std::error_code close() override { return {}; }
-
-private:
-  llvm::vfs::Status status_;
-  std::string contents_, name_;
-};
 
 bool isClangCudaHeader(llvm::StringRef path) {
   return llvm::sys::path::filename(path).starts_with("__clang_cuda_");
