@@ -48,7 +48,8 @@ llvm::StringRef hostLibraryOf(const clang::FunctionDecl *FD);
 // resolved yet count when every candidate is such a function. Empty otherwise.
 llvm::StringRef foreignCallLibrary(const clang::CallExpr *call);
 
-// A struct or union CUDA's own headers declare (cudaDeviceProp, cudaResourceDesc...): host data.
+// A struct or union CUDA's own headers declare for the host (cudaDeviceProp, cudaResourceDesc...;
+// not the vector types, which are device data).
 bool isCudaHostStruct(const clang::RecordDecl *RD);
 
 // mgb.h probe names whose presence in a function means it was rewritten already.

@@ -34,6 +34,10 @@ std::shared_ptr<LazyOp> NewOp(LazyOp::Kind kind, LazyObject *dst, size_t offset,
 
 cudaError_t Runtime::Malloc(void **ptr, size_t bytes) {
   if (!session_.Managed()) return api_.Malloc(ptr, bytes);
+  if (ptr != nullptr && bytes == 0) {  // as CUDA: success, and a null pointer (no stand-in)
+    *ptr = nullptr;
+    return cudaSuccess;
+  }
   if (uint64_t task = AllocationTask(bytes)) {
     cudaError_t error = GuardedMalloc(task, ptr, bytes);
     if (error == cudaSuccess) HoldTask(*ptr);

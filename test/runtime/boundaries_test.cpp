@@ -199,3 +199,16 @@ TEST_CASE("a launch using memory of two tasks on the same GPU moves nothing",
   CHECK(rt.TaskOf(a) == task_a);
   CHECK(rt.TaskOf(b) == task_b);
 }
+
+TEST_CASE("a zero-byte allocation is a null pointer, as CUDA gives, not a stand-in",
+          "[runtime][boundaries]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  void *empty = &empty;
+  REQUIRE(rt.Malloc(&empty, 0) == cudaSuccess);
+  CHECK(empty == nullptr);  // a library given it (cuSPARSE's 0-byte workspace) sees NULL
+  CHECK(rt.RealPtr(empty) == nullptr);
+  CHECK(rt.Free(empty) == cudaSuccess);
+  CHECK(mgbd.Status().tasks_size() == 0);
+}
