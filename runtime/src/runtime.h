@@ -211,8 +211,11 @@ class Runtime {
   // The task an allocation made now belongs to: this thread's static task, else under eager
   // binding the process task (its GPU made current), else 0 (a stand-in is handed out).
   uint64_t AllocationTask(uint64_t bytes);
-  // Under eager binding an allocation keeps its task open until it is freed.
-  void HoldTask(void *real);
+  // The process task, started if needed, its GPU made current (eager binding, and managed
+  // memory allocated outside any task).
+  uint64_t EagerTask(uint64_t bytes, const std::string &site);
+  // An allocation that keeps its task open until it is freed: under eager binding, or `always`.
+  void HoldTask(void *real, bool always = false);
 
   // Streams and events (runtime_streams.cpp).
   LazyHandle *HandleLocked(const void *handle);

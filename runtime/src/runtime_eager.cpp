@@ -50,17 +50,20 @@ uint64_t Runtime::ProcessTask(uint64_t bytes, const LaunchShape &shape, const st
   return id;
 }
 
-uint64_t Runtime::AllocationTask(uint64_t bytes) {
-  if (uint64_t task = CurrentTaskId()) return task;
-  if (!Eager()) return 0;
-  uint64_t task = ProcessTask(bytes, LaunchShape{}, "eager allocation");
+uint64_t Runtime::EagerTask(uint64_t bytes, const std::string &site) {
+  uint64_t task = ProcessTask(bytes, LaunchShape{}, site);
   int device = DeviceOfTask(task);
   if (device >= 0 && device != CurrentDevice()) api_.SetDevice(device);
   return task;
 }
 
-void Runtime::HoldTask(void *real) {
-  if (!Eager()) return;
+uint64_t Runtime::AllocationTask(uint64_t bytes) {
+  if (uint64_t task = CurrentTaskId()) return task;
+  return Eager() ? EagerTask(bytes, "eager allocation") : 0;
+}
+
+void Runtime::HoldTask(void *real, bool always) {
+  if (!always && !Eager()) return;
   std::lock_guard lock(mu_);
   auto it = reals_.find(reinterpret_cast<uintptr_t>(real));
   if (it == reals_.end() || it->second.holds_task) return;

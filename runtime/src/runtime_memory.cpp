@@ -84,8 +84,11 @@ cudaError_t Runtime::MallocPitch(void **ptr, size_t *pitch, size_t width, size_t
 
 cudaError_t Runtime::MallocManaged(void **ptr, size_t bytes, unsigned int flags) {
   if (!session_.Managed()) return api_.MallocManaged(ptr, bytes, flags);
+  // Outside a task managed memory is real at once (the host may touch it right away): it is
+  // bound eagerly, to the process task, which it keeps open until it is freed.
   uint64_t task = AllocationTask(bytes);
-  // Outside a task managed memory is real at once: the host may touch it right away.
+  const bool eager = task == 0;
+  if (eager) task = EagerTask(bytes, "cudaMallocManaged");
   if (task == 0) return api_.MallocManaged(ptr, bytes, flags);
   switch (ReserveInTask(task, bytes, /*allocation_may_fail=*/true)) {
     case Reserve::kRefused: return cudaErrorMemoryAllocation;
@@ -99,7 +102,7 @@ cudaError_t Runtime::MallocManaged(void **ptr, size_t bytes, unsigned int flags)
       std::lock_guard lock(mu_);
       reals_[reinterpret_cast<uintptr_t>(*ptr)] = RealAllocation{bytes, task};
     }
-    HoldTask(*ptr);
+    HoldTask(*ptr, eager);
   }
   return error;
 }

@@ -212,3 +212,20 @@ TEST_CASE("a zero-byte allocation is a null pointer, as CUDA gives, not a stand-
   CHECK(rt.Free(empty) == cudaSuccess);
   CHECK(mgbd.Status().tasks_size() == 0);
 }
+
+TEST_CASE("managed memory allocated outside a task is counted in a task until it is freed",
+          "[runtime][boundaries]") {
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  float *shared = nullptr;
+  REQUIRE(rt.MallocManaged(reinterpret_cast<void **>(&shared), 16 * kMiB, cudaMemAttachGlobal) ==
+          cudaSuccess);
+  CHECK_FALSE(rt.IsStandIn(shared));  // the host may touch it at once
+  shared[0] = 1.0f;
+  auto status = mgbd.Status();
+  REQUIRE(status.tasks_size() == 1);
+  CHECK(status.tasks(0).memory_bytes() >= 16 * kMiB);
+  REQUIRE(rt.Free(shared) == cudaSuccess);
+  CHECK(mgbd.Status().tasks_size() == 0);
+}
