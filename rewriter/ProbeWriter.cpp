@@ -231,8 +231,14 @@ private:
     std::string site = siteOf(L.library->getBeginLoc(), SM_);
     explain_ << "  library call " << kernelName(L) << "@" << site << ": "
              << (T.isStatic ? "in a static task; its other device pointers bound at the call"
-                            : "lazy (" + T.lazyReason + ")")
-             << "\n";
+                            : "lazy (" + T.lazyReason + ")");
+    for (size_t i = 0; i < L.foreign.size(); ++i) {
+      std::optional<std::string> t = spelledText(L.foreign[i], SM_, LO_);
+      explain_ << (i == 0 ? " (from outside the function: " : ", ") << "`"
+               << (t ? *t : std::string("in a macro body")) << "`"
+               << (i + 1 == L.foreign.size() ? ")" : "");
+    }
+    explain_ << "\n";
     std::vector<CharSourceRange> wrapped;
     std::vector<std::string> named; // what the prepare names, each once
     std::set<const VarDecl *> namedVars;

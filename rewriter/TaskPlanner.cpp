@@ -49,9 +49,17 @@ bool mayHoldDeviceMemory(const Expr *arg, ASTContext &Ctx) {
   const Expr *E = arg->IgnoreParenImpCasts();
   if (E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
     return false;
-  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf) {
+  // `&x`: in a template whose type may overload `&` (`const T alpha`, T a class such as __half)
+  // it is an operator call.
+  const Expr *addressOf = nullptr;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
+    addressOf = UO->getSubExpr();
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
+      OC && OC->getOperator() == OO_Amp && OC->getNumArgs() == 1)
+    addressOf = OC->getArg(0);
+  if (addressOf) {
     // `&d[i]` is device memory; `&alpha`, `&s.field`, `&p->field` are the host's.
-    const auto *AS = dyn_cast<ArraySubscriptExpr>(UO->getSubExpr()->IgnoreParens());
+    const auto *AS = dyn_cast<ArraySubscriptExpr>(addressOf->IgnoreParens());
     return AS && (AS->getBase()->IgnoreParenImpCasts()->getType()->isPointerType() ||
                   AS->getBase()->isTypeDependent());
   }

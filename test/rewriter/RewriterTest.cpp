@@ -203,3 +203,26 @@ void axpy(cublasHandle_t h, int n, float a) {
   CHECK_FALSE(contains(*out, "mgb_dim("));
   CHECK_FALSE(contains(*out, "nullptr"));
 }
+
+TEST_CASE("a host scalar's address in a template is not taken for device memory", "[rewriter]") {
+  // `&alpha` of a `const T` is an operator call in the template (T may overload `&`): a host
+  // address all the same (HeCBench blas-gemmStridedBatched: it made three calls route eagerly).
+  std::string explain;
+  std::string out = rewrite(R"(#include <cublas_v2.h>
+template <typename T> void scale(cublasHandle_t handle, int n, float *outside) {
+  T *d;
+  cudaMalloc((void **)&d, n * sizeof(T));
+  const T alpha = 2;
+  cublasSscal(handle, n, &alpha, d, 1);
+  cublasSscal(handle, n, &alpha, outside, 1);
+  cudaFree(d);
+}
+template void scale<float>(cublasHandle_t, int, float *);
+)",
+                            &explain);
+  CHECK(contains(out, "cublasSscal(handle, n, &alpha, d, 1);"));  // the task's own memory
+  // (it also names d, the memory of the earlier call: one task, one GPU for both)
+  CHECK(contains(out, "mgb_prepare(mgb_dim(1), mgb_dim(1), nullptr, \"input.cu:7\", outside, d);"));
+  CHECK(contains(out, "cublasSscal(handle, n, &alpha, mgb_arg(outside), 1);"));
+  CHECK(contains(explain, "(from outside the function: `outside`)"));
+}
