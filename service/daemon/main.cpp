@@ -1,5 +1,6 @@
 // mgbd: the node's GPU scheduler daemon. See docs/service.md.
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -7,6 +8,19 @@
 
 #include "daemon.h"
 #include "flags.h"
+
+namespace {
+
+// Every connection costs a descriptor: take the hard limit (systemd's soft default is 1024).
+void RaiseDescriptorLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+}  // namespace
 
 int main(int argc, char **argv) {
   mgb::server::DaemonOptions options;
@@ -29,9 +43,21 @@ int main(int argc, char **argv) {
   flags.Size("context-reserve", &options.context_reserve_bytes,
              "memory charged per process per GPU for its CUDA context (default 528M)");
   flags.Int("verbose", &verbosity, "1: log one line per scheduling decision to stderr");
+  int64_t max_connections = static_cast<int64_t>(options.limits.max_connections);
+  int64_t max_per_user = static_cast<int64_t>(options.limits.max_connections_per_user);
+  flags.Int("max-connections", &max_connections,
+            "connections open at once, all users (default 4096, and always below the descriptor "
+            "limit); more are refused, never left to exhaust it");
+  flags.Int("max-connections-per-user", &max_per_user,
+            "connections open at once per user id (default 1024)");
   if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;
   if (options.socket_path.empty()) return flags.Fail("--socket PATH is required");
   options.verbosity = static_cast<int>(verbosity);
+  if (max_connections < 1) return flags.Fail("--max-connections must be >= 1");
+  if (max_per_user < 1) return flags.Fail("--max-connections-per-user must be >= 1");
+  options.limits.max_connections = static_cast<size_t>(max_connections);
+  options.limits.max_connections_per_user = static_cast<size_t>(max_per_user);
+  RaiseDescriptorLimit();
 
   // Block the shutdown signals before any thread starts; one thread waits for them.
   sigset_t stop_signals;

@@ -2,7 +2,6 @@
 
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
@@ -50,6 +49,13 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   }
 
   ServiceOptions service_options;
+  // Sessions take their pid from the kernel's peer credentials, not from the client's word.
+  service_options.peer_pid = [daemon = d.get()](const std::string &grpc_peer) -> std::optional<int64_t> {
+    if (daemon->listener_ == nullptr) return std::nullopt;
+    std::optional<PeerCredentials> peer = daemon->listener_->Peer(grpc_peer);
+    if (!peer) return std::nullopt;
+    return peer->pid;
+  };
   service_options.verbosity = options.verbosity;
   service_options.memory_probe = d->probe_.get();
   if (options.mps) {
@@ -64,25 +70,22 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   if (!service.ok()) return service.status();
   d->service_ = std::move(*service);
 
-  if (absl::Status st = PrepareSocketPath(options.socket_path); !st.ok()) return st;
+  absl::StatusOr<int> listen_fd = BindUnixSocket(options.socket_path);
+  if (!listen_fd.ok()) return listen_fd.status();
+  d->listener_ = std::make_unique<ConnectionListener>(*listen_fd, options.limits);
+  // No listening port of gRPC's own: the listener accepts and hands connections over.
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("unix:" + options.socket_path, grpc::InsecureServerCredentials());
   builder.RegisterService(d->service_.get());
-  // The socket file is created inside BuildAndStart: no moment with wider permissions than 0660.
-  const mode_t old_mask = umask(0117);
   d->server_ = builder.BuildAndStart();
-  umask(old_mask);
-  if (d->server_ == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("--socket ", options.socket_path, ": cannot listen there (see gRPC's log)"));
-  }
-  if (absl::Status st = RestrictSocketPermissions(options.socket_path); !st.ok()) return st;
+  if (d->server_ == nullptr) return absl::InternalError("gRPC server failed to start");
+  d->listener_->Start(d->server_.get());
   return d;
 }
 
 void Daemon::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
+  listener_->Stop();
   // Streams (Attach, Watch) and parked calls never end by themselves: cancel them after 200 ms.
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
   service_->Stop();

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "connection_listener.h"
 #include "mgb/core/scheduler.h"
 #include "scheduler_service.h"
 
@@ -22,6 +23,7 @@ struct DaemonOptions {
   std::string mps_directory = "/tmp/mgb-mps";
   uint64_t context_reserve_bytes = core::kDefaultContextReserve;
   int verbosity = 0;
+  ListenerLimits limits;  // connection caps and the handshake timeout
 };
 
 class Daemon {
@@ -40,6 +42,7 @@ class Daemon {
   Daemon() = default;
   std::string socket_path_;
   std::unique_ptr<MemoryProbe> probe_;
+  std::unique_ptr<ConnectionListener> listener_;
   std::unique_ptr<SchedulerService> service_;
   std::unique_ptr<grpc::Server> server_;
   bool shut_down_ = false;

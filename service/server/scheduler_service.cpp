@@ -425,8 +425,18 @@ void SchedulerService::TimerLoop() {
 // ---- RPCs -----------------------------------------------------------------------------------
 
 grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
-    grpc::CallbackServerContext * /*context*/, const v1::AttachRequest *request) {
-  return new AttachReactor(this, *request);
+    grpc::CallbackServerContext *context, const v1::AttachRequest *request) {
+  v1::AttachRequest attach = *request;
+  if (service_options_.peer_pid) {
+    if (std::optional<int64_t> pid = service_options_.peer_pid(context->peer())) {
+      if (*pid != attach.pid() && service_options_.verbosity >= 1) {
+        std::fprintf(stderr, "mgbd: a client claimed pid %lld; its connection is from pid %lld\n",
+                     static_cast<long long>(attach.pid()), static_cast<long long>(*pid));
+      }
+      attach.set_pid(*pid);
+    }
+  }
+  return new AttachReactor(this, attach);
 }
 
 grpc::ServerWriteReactor<v1::Event> *SchedulerService::Watch(grpc::CallbackServerContext *,

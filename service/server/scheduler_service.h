@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -37,6 +38,9 @@ struct ServiceOptions {
   MemoryProbe *memory_probe = nullptr;   // needed when a GPU has NVML
   std::chrono::milliseconds memory_refresh{5};      // NVML read at most this often per decision
   std::chrono::milliseconds waiting_poll{20};       // re-read NVML this often while tasks wait
+  // The kernel's pid for a gRPC peer string, when known (mgbd's ConnectionListener): a session
+  // takes it over the pid its client claims (which may be forged, or from another pid namespace).
+  std::function<std::optional<int64_t>(const std::string &grpc_peer)> peer_pid;
 };
 
 class SchedulerService final : public v1::Scheduler::CallbackService, private core::EventSink {

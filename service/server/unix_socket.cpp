@@ -61,12 +61,34 @@ absl::Status PrepareSocketPath(const std::string &path) {
   return absl::OkStatus();
 }
 
-absl::Status RestrictSocketPermissions(const std::string &path) {
-  if (chmod(path.c_str(), 0660) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("--socket ", path, ": chmod 0660 failed: ", std::strerror(errno)));
+absl::StatusOr<int> BindUnixSocket(const std::string &path) {
+  if (absl::Status st = PrepareSocketPath(path); !st.ok()) return st;
+  const std::filesystem::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  struct stat dir_stat {};
+  if (stat(dir.c_str(), &dir_stat) == 0 && (dir_stat.st_mode & S_IWOTH) != 0 &&
+      (dir_stat.st_mode & S_ISVTX) == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--socket ", path, ": directory ", dir,
+        " may be written by every user and has no sticky bit, so anyone could replace the socket; "
+        "use a directory only mgbd's user may write (e.g. /run/mgbd)"));
   }
-  return absl::OkStatus();
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return absl::InternalError(absl::StrCat("socket(): ", std::strerror(errno)));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  const mode_t old_mask = umask(0117);
+  const int bound = bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
+  const int bind_error = errno;
+  umask(old_mask);
+  if (bound != 0 || listen(fd, SOMAXCONN) != 0) {
+    const int error = bound != 0 ? bind_error : errno;
+    close(fd);
+    return absl::FailedPreconditionError(
+        absl::StrCat("--socket ", path, ": cannot listen there: ", std::strerror(error)));
+  }
+  return fd;
 }
 
 }  // namespace mgb::server

@@ -1,10 +1,11 @@
-// Preparing mgbd's Unix socket path: clear errors for unusable paths, stale sockets replaced.
+// mgbd's Unix socket: clear errors for unusable paths, stale sockets replaced, created safely.
 #ifndef MGB_SERVICE_SERVER_UNIX_SOCKET_H
 #define MGB_SERVICE_SERVER_UNIX_SOCKET_H
 
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace mgb::server {
 
@@ -12,8 +13,11 @@ namespace mgb::server {
 // (removed here). FAILED_PRECONDITION when another mgbd answers there or the path is not a socket.
 absl::Status PrepareSocketPath(const std::string &path);
 
-// Owner and group may connect, nobody else (0660).
-absl::Status RestrictSocketPermissions(const std::string &path);
+// Creates, binds and listens on `path` (after PrepareSocketPath) and returns the descriptor.
+// The file is born 0660 (owner and group may connect) through the umask: nothing is ever
+// chmodded by path, which another user could have swapped for a symlink. A directory every user
+// may write without the sticky bit is refused: anyone could replace the socket there.
+absl::StatusOr<int> BindUnixSocket(const std::string &path);
 
 }  // namespace mgb::server
 

@@ -39,13 +39,15 @@ std::string WriteGpuConfig(const TempDir &dir, int count, uint64_t bytes) {
 }
 
 std::unique_ptr<TestDaemon> StartDaemon(int gpus, uint64_t bytes, const std::string &policy,
-                                        uint64_t context_reserve) {
+                                        uint64_t context_reserve,
+                                        const server::ListenerLimits &limits) {
   auto t = std::make_unique<TestDaemon>();
   server::DaemonOptions options;
   options.socket_path = t->dir.File("mgbd.sock");
   options.gpus_file = WriteGpuConfig(t->dir, gpus, bytes);
   options.policy = policy;
   options.context_reserve_bytes = context_reserve;
+  options.limits = limits;
   absl::StatusOr<std::unique_ptr<server::Daemon>> d = server::Daemon::Start(options);
   if (!d.ok()) throw std::runtime_error(std::string(d.status().message()));
   t->daemon = std::move(*d);

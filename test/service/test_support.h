@@ -37,7 +37,8 @@ struct TestDaemon {
   std::string socket;
 };
 std::unique_ptr<TestDaemon> StartDaemon(int gpus, uint64_t bytes, const std::string &policy = "mgb",
-                                        uint64_t context_reserve = 0);
+                                        uint64_t context_reserve = 0,
+                                        const server::ListenerLimits &limits = {});
 
 struct ProcessResult {
   int exit_code = -1;
