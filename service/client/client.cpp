@@ -5,7 +5,9 @@
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -51,6 +53,14 @@ std::shared_ptr<grpc::Channel> ChannelTo(const std::string &socket_path) {
 absl::Status WaitConnected(grpc::Channel &channel, const std::string &socket_path,
                            std::chrono::milliseconds timeout) {
   if (channel.WaitForConnected(std::chrono::system_clock::now() + timeout)) return absl::OkStatus();
+  // Say why when the file tells: a socket this user may not use is not "mgbd not running".
+  if (access(socket_path.c_str(), F_OK) == 0 && access(socket_path.c_str(), R_OK | W_OK) != 0 &&
+      errno == EACCES) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "mgbd's socket ", socket_path,
+        " exists but this user may not connect to it (permission denied); mgbd admits its own "
+        "user and group: ask its operator to add you to that group"));
+  }
   return absl::UnavailableError(absl::StrCat("mgbd is not reachable at socket ", socket_path,
                                              " (waited ", timeout.count(),
                                              " ms); is mgbd running? Use --socket or MGB_SOCKET"));

@@ -49,6 +49,12 @@ core::Micros DeadlineFromUnixMs(int64_t unix_ms) {
   return std::min(unix_ms, kLatest) * 1000;
 }
 
+absl::Status CheckDeadline(int64_t unix_ms) {
+  if (unix_ms >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("deadline_unix_ms is ", unix_ms, ": must be >= 0 (0 = no deadline)"));
+}
+
 core::LaunchShape FromProto(const v1::LaunchShape &shape) {
   core::LaunchShape s;
   s.grid = FromProto(shape.grid());

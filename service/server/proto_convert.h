@@ -15,8 +15,10 @@ namespace mgb::server {
 grpc::Status ToGrpc(const absl::Status &status);
 core::LaunchShape FromProto(const v1::LaunchShape &shape);
 core::TaskRequest FromProto(const v1::TaskBeginRequest &request);
-// Deadlines travel as Unix ms; the service's time line is Unix us. 0 stays "none".
+// Deadlines travel as Unix ms; the service's time line is Unix us. 0 stays "none"; a negative
+// one is refused (CheckDeadline) rather than read as "none" beside 1 = "long expired".
 core::Micros DeadlineFromUnixMs(int64_t unix_ms);
+absl::Status CheckDeadline(int64_t unix_ms);
 // Status and Watch name sessions by a public handle ("s<N>"), never by the secret session_id.
 std::string PublicSessionName(core::SessionId session);
 void ToProto(const core::Snapshot &snapshot, v1::StatusReply *reply);

@@ -182,6 +182,9 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor {
     service_->Locked([&] {
       absl::StatusOr<core::SessionId> session = service_->FindSession(request.session_id());
       if (!session.ok()) return done.emplace(ToGrpc(session.status())), void();
+      if (absl::Status st = CheckDeadline(request.deadline_unix_ms()); !st.ok()) {
+        return done.emplace(ToGrpc(st)), void();
+      }
       const core::Micros now = UnixMicrosNow();
       service_->RefreshMemory(now, false);
       absl::StatusOr<core::BeginResult> result =
@@ -206,6 +209,9 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor {
     service_->Locked([&] {
       absl::StatusOr<core::SessionId> session = service_->FindSession(request.session_id());
       if (!session.ok()) return done.emplace(ToGrpc(session.status())), void();
+      if (absl::Status st = CheckDeadline(request.deadline_unix_ms()); !st.ok()) {
+        return done.emplace(ToGrpc(st)), void();
+      }
       const core::Micros now = UnixMicrosNow();
       service_->RefreshMemory(now, false);
       absl::StatusOr<core::GrowResult> result = service_->core_->TaskGrow(

@@ -177,4 +177,17 @@ TEST_CASE("mgbd refuses a socket directory anyone may write without the sticky b
   CHECK((st.st_mode & 0777) == 0660);  // born so: never chmodded by path
 }
 
+TEST_CASE("a socket this user may not use is reported as such, not as mgbd missing", "[daemon]") {
+  if (geteuid() == 0) {
+    WARN("skipped: root may connect to any socket");  // CI runs as root: checked by hand
+    return;
+  }
+  auto d = StartDaemon(1, 16 * kGiB);
+  REQUIRE(chmod(d->socket.c_str(), 0) == 0);
+  auto status = Client::StatusAt(d->socket, std::chrono::milliseconds(300));
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.status().code() == absl::StatusCode::kPermissionDenied);
+  CHECK_THAT(std::string(status.status().message()), Catch::Contains("may not connect"));
+}
+
 }  // namespace mgb::test

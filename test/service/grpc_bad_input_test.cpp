@@ -78,6 +78,10 @@ TEST_CASE("bad TaskBegin/TaskEnd/TaskGrow/TaskUsage/TaskLaunch requests over gRP
   r = Valid("0123456789abcdef0123456789abcdef");
   CheckError(raw.Begin(r), grpc::StatusCode::NOT_FOUND, "session_id");
   CheckError(raw.Begin(Valid("")), grpc::StatusCode::NOT_FOUND, "session_id");
+  // A negative deadline is an error, not "wait for ever" (while 1 would be long expired).
+  r = Valid(session);
+  r.set_deadline_unix_ms(-1);
+  CheckError(raw.Begin(r), grpc::StatusCode::INVALID_ARGUMENT, "deadline_unix_ms is -1");
 
   // Another session's task: NOT_FOUND, and the owner's task is untouched.
   CHECK((*intruder)->TaskEnd(held->task_id).code() == absl::StatusCode::kNotFound);
