@@ -775,7 +775,28 @@ uint64_t Scheduler::WarpsOn(const GpuState &g, const LaunchShape &shape) const {
 }
 
 bool Scheduler::FitsMemory(const Session &s, int gpu, uint64_t memory) const {
-  return RoomForTasks(gpus_[gpu]) >= Needed(s, gpu, memory);
+  return RoomForTasks(gpus_[gpu]) >= Needed(s, gpu, memory) && ContextAdmissible(s, gpu);
+}
+
+// The context rule (docs/service.md, "Context reserves"). A reserve stays until its session
+// ends, and a session ends only once its tasks ran: reserves that fill a GPU leave every session
+// there waiting for room that only their own ends could free. So a new context is seated on g
+// only while all contexts there take at most half of g (tasks keep the other half), and never
+// where it would leave the blocked queue head no room once every task there has ended. The
+// first context on a GPU is always allowed (validation made sure the task fits with it).
+bool Scheduler::ContextAdmissible(const Session &s, int gpu) const {
+  if (s.context[gpu] != ContextState::kNone) return true;
+  const uint64_t reserve = options_.context_reserve_bytes;
+  const GpuState &g = gpus_[gpu];
+  if (reserve == 0 || g.contexts == 0) return true;
+  const uint64_t contexts_after = (uint64_t{g.contexts} + 1) * reserve;
+  if (contexts_after > g.spec.memory_bytes / 2) return false;
+  if (head_task_ == 0) return true;
+  const Task &head = tasks_.at(head_task_);
+  const Session &head_session = sessions_.at(head.session);
+  if (head.reserved_gpu != gpu || &head_session == &s) return true;
+  const uint64_t head_needs = Needed(head_session, gpu, head.memory);
+  return contexts_after + head_needs <= g.spec.memory_bytes;
 }
 
 uint64_t Scheduler::RoomForTasks(const GpuState &g) const {

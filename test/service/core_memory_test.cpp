@@ -1,5 +1,6 @@
 // Memory accounting: context reserves, the NVML term (memory used outside mgbd, granted but not
 // yet allocated), and grow liveness (tasks waiting to grow never wait for each other forever).
+#include <set>
 #include <string>
 
 #include "core_test_support.h"
@@ -270,6 +271,59 @@ TEST_CASE("a grow beyond the GPU beside the task's own reservation and context f
   auto fits = c.s->TaskGrow(s, a.task, 5 * kGB, 0, 2);
   REQUIRE(fits.ok());
   CHECK(fits->grown);
+}
+
+// The context rule: 200 sessions whose first tasks are small would otherwise seat ~30 contexts per
+// 16 GiB GPU (97% of it), after which none of their 3 GiB second tasks fits and nothing ever ends.
+TEST_CASE("context reserves never starve the queue: 200 sessions of small then large tasks drain",
+          "[core][memory]") {
+  constexpr uint64_t kReserve = 528ull << 20;
+  for (const char *policy : {"mgb", "memory", "mgb-sm"}) {
+    INFO(policy);
+    Core c(Gpus(2, 16 * kGB), policy, kReserve);
+    const std::vector<uint64_t> plan = {256ull << 20, 3 * kGB, 256ull << 20};
+    struct Job {
+      core::SessionId session;
+      size_t next = 0;                  // index into plan of the next task to begin
+      core::TaskId task = 0;            // outstanding task, 0 if none
+      bool done = false;
+    };
+    std::vector<Job> jobs;
+    for (int i = 0; i < 200; ++i) jobs.push_back({c.Open()});
+    size_t seen = 0;  // events already read
+    std::set<core::TaskId> placed;
+    int tick = 0;
+    size_t finished = 0;
+    for (; tick < 5000 && finished < jobs.size(); ++tick) {
+      const core::Micros now = tick * 1000;
+      // Tasks placed by an earlier tick end now; their sessions go on or close.
+      std::set<core::TaskId> ending = placed;
+      for (Job &j : jobs) {
+        if (j.done) continue;
+        if (j.task != 0 && ending.count(j.task) != 0) {
+          REQUIRE(c.s->TaskEnd(j.session, j.task, now).ok());
+          placed.erase(j.task);
+          j.task = 0;
+        }
+        if (j.task == 0 && j.next == plan.size()) {
+          REQUIRE(c.s->CloseSession(j.session, now).ok());
+          j.done = true;
+          ++finished;
+        } else if (j.task == 0) {
+          j.task = c.Begin(j.session, Request(plan[j.next++]), now).task;
+        }
+      }
+      for (; seen < c.sink.events.size(); ++seen) {
+        const core::Event &e = c.sink.events[seen];
+        if (e.kind == core::EventKind::kTaskPlaced) placed.insert(e.task);
+      }
+      for (const core::GpuSnapshot &g : c.s->Status().gpus) {
+        CHECK(g.sessions * kReserve <= g.spec.memory_bytes / 2);  // the rule's bound holds throughout
+      }
+    }
+    CHECK(finished == jobs.size());
+    CHECK(tick < 5000);
+  }
 }
 
 }  // namespace mgb::test

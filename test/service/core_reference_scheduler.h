@@ -267,7 +267,20 @@ class ReferenceScheduler {
   bool FitsMemory(const Session &s, int g, uint64_t memory) const {
     uint64_t growing = 0;
     for (core::TaskId id : GrowsOn(g)) growing += tasks_.at(id).grow_extra;
-    return Sub(Available(gpus_[g]), growing) >= Needed(s, g, memory);
+    return Sub(Available(gpus_[g]), growing) >= Needed(s, g, memory) && ContextRuleAllows(s, g);
+  }
+  // A new context (not the GPU's first): all contexts there stay within half the GPU, and the
+  // blocked head (another session's) still fits beside them once every task there has ended.
+  bool ContextRuleAllows(const Session &s, int g) const {
+    const uint64_t reserve = options_.context_reserve_bytes;
+    if (s.context[g] != kNone || reserve == 0 || gpus_[g].contexts == 0) return true;
+    const uint64_t total = gpus_[g].spec.memory_bytes;
+    const uint64_t contexts = (gpus_[g].contexts + 1) * reserve;
+    if (2 * contexts > total) return false;
+    if (head_task_ == 0) return true;
+    const Task &head = tasks_.at(head_task_);
+    if (head.reserved_gpu != g || &sessions_.at(head.session) == &s) return true;
+    return contexts + Needed(sessions_.at(head.session), g, head.memory) <= total;
   }
 
   // Blocks of this shape an SM with this use can still take.

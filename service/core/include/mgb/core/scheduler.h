@@ -311,6 +311,9 @@ class Scheduler {
   // The GPU the policy picks for the task among those not excluded, or gpu -1.
   Fit Choose(const Session &s, const Task &t, const std::vector<bool> &excluded) const;
   bool FitsMemory(const Session &s, int gpu, uint64_t memory) const;
+  // Whether seating a new context of `s` on `gpu` keeps every waiting task placeable (the
+  // context rule in scheduler.cpp); true when `s` already has a context there.
+  bool ContextAdmissible(const Session &s, int gpu) const;
   // mgb-sm: blocks per SM for the task on g in hardware round-robin order, or none if they
   // do not all fit (a grid larger than the GPU holds at once counts as one full wave).
   std::optional<std::vector<uint16_t>> FitSms(const GpuState &g, const LaunchShape &shape) const;
