@@ -8,10 +8,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "mgb.grpc.pb.h"
@@ -88,44 +94,55 @@ void ToProto(const LaunchShape &shape, v1::LaunchShape *out) {
   out->set_shared_bytes_per_block(shape.shared_bytes_per_block);
 }
 
+// How long a call waits for mgbd to come back after it went away (MGB_RECONNECT_SECONDS).
+std::chrono::milliseconds ReconnectPatience() {
+  const char *env = std::getenv("MGB_RECONNECT_SECONDS");
+  const long seconds = env != nullptr && *env != '\0' ? std::strtol(env, nullptr, 10) : 60;
+  return std::chrono::seconds(seconds > 0 ? seconds : 60);
+}
+
+// One session with one mgbd: the channel, its stub and the session id it gave.
+struct Connection {
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<v1::Scheduler::Stub> stub;
+  std::string session_id;
+  uint64_t generation = 0;  // counts sessions opened by this client: 1, then one per reconnect
+};
+
+// A task this client holds, as it would describe it to an mgbd that lost it.
+struct HeldTask {
+  uint64_t server_id = 0;  // the current mgbd's id; 0 when it could not be restored there
+  uint32_t gpu = 0;
+  uint64_t memory = 0;     // the reservation as last granted
+  LaunchShape shape;
+  std::string label;
+};
+
+// The session survives mgbd restarts: when the Attach stream breaks, the reader thread keeps
+// what the program holds, reconnects with backoff, and re-registers the held tasks (their GPUs
+// and reservations) in the new Attach; calls made meanwhile wait for it (MGB_RECONNECT_SECONDS).
+// Task ids handed out stay valid across the restart (they are this client's, mapped to mgbd's).
 class GrpcClient final : public Client {
  public:
-  GrpcClient(std::shared_ptr<grpc::Channel> channel)
-      : channel_(std::move(channel)), stub_(v1::Scheduler::NewStub(channel_)) {}
+  GrpcClient(std::string socket_path, int64_t pid, std::string program)
+      : socket_path_(std::move(socket_path)), pid_(pid), program_(std::move(program)) {}
 
   ~GrpcClient() override {
-    attach_context_.TryCancel();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      closing_ = true;
+      if (attach_context_ != nullptr) attach_context_->TryCancel();
+      cv_.notify_all();
+    }
     if (reader_.joinable()) reader_.join();
   }
 
-  absl::Status Open(int64_t pid, const std::string &program, std::chrono::milliseconds timeout) {
-    v1::AttachRequest request;
-    request.set_pid(pid);
-    request.set_program(program);
-    reader_ = std::thread([this, request] {
-      std::unique_ptr<grpc::ClientReader<v1::SessionEvent>> stream =
-          stub_->Attach(&attach_context_, request);
-      v1::SessionEvent event;
-      while (stream->Read(&event)) {
-        if (!event.has_info()) continue;
-        std::lock_guard<std::mutex> lock(mu_);
-        session_.session_id = event.info().session_id();
-        session_.policy = event.info().policy();
-        session_.mps_pipe_directory = event.info().mps_pipe_directory();
-        session_.context_reserve_bytes = event.info().context_reserve_bytes();
-        attached_ = true;
-        attached_cv_.notify_all();
-      }
-      grpc::Status status = stream->Finish();
-      std::lock_guard<std::mutex> lock(mu_);
-      ended_ = true;
-      end_status_ = status;
-      attached_cv_.notify_all();
-    });
+  absl::Status Open(std::chrono::milliseconds timeout) {
+    reader_ = std::thread([this] { AttachLoop(); });
     std::unique_lock<std::mutex> lock(mu_);
-    attached_cv_.wait_for(lock, timeout, [this] { return attached_ || ended_; });
-    if (attached_) return absl::OkStatus();
-    const std::string why = ended_ ? end_status_.error_message() : "no answer in time";
+    cv_.wait_for(lock, timeout, [this] { return current_ != nullptr || failed_; });
+    if (current_ != nullptr) return absl::OkStatus();
+    const std::string why = failed_ ? first_failure_.error_message() : "no answer in time";
     return absl::UnavailableError(absl::StrCat("mgbd did not open a session: ", why));
   }
 
@@ -133,82 +150,255 @@ class GrpcClient final : public Client {
 
   absl::StatusOr<Placement> Begin(uint64_t memory_bytes, const LaunchShape &shape,
                                   const std::string &label, const Deadline &deadline) {
-    v1::TaskBeginRequest request;
-    request.set_session_id(session_.session_id);
-    request.set_memory_bytes(memory_bytes);
-    ToProto(shape, request.mutable_shape());
-    request.set_label(label);
-    if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
-    grpc::ClientContext context;
-    SetDeadline(context, deadline);
     v1::TaskBeginReply reply;
-    if (grpc::Status st = stub_->TaskBegin(&context, request, &reply); !st.ok()) return FromGrpc(st);
-    return Placement{reply.task_id(), reply.gpu_index(), reply.gpu_name(), reply.gpu_uuid(),
+    grpc::Status st = Call(deadline, [&](Connection &c) {
+      v1::TaskBeginRequest request;
+      request.set_session_id(c.session_id);
+      request.set_memory_bytes(memory_bytes);
+      ToProto(shape, request.mutable_shape());
+      request.set_label(label);
+      if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
+      grpc::ClientContext context;
+      SetDeadline(context, deadline);
+      return c.stub->TaskBegin(&context, request, &reply);
+    });
+    if (!st.ok()) return FromGrpc(st);
+    std::lock_guard<std::mutex> lock(mu_);
+    // The id mgbd gave while it is the first mgbd; after a restart its ids start again low.
+    const uint64_t local = std::max<uint64_t>(reply.task_id(), last_local_ + 1);
+    last_local_ = local;
+    held_[local] = HeldTask{reply.task_id(), reply.gpu_index(), memory_bytes, shape, label};
+    return Placement{local, reply.gpu_index(), reply.gpu_name(), reply.gpu_uuid(),
                      reply.pci_bus_id()};
   }
 
   absl::StatusOr<uint64_t> Grow(uint64_t task_id, uint64_t extra_bytes, const Deadline &deadline) {
-    v1::TaskGrowRequest request;
-    request.set_session_id(session_.session_id);
-    request.set_task_id(task_id);
-    request.set_extra_bytes(extra_bytes);
-    if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
-    grpc::ClientContext context;
-    SetDeadline(context, deadline);
     v1::TaskGrowReply reply;
-    if (grpc::Status st = stub_->TaskGrow(&context, request, &reply); !st.ok()) return FromGrpc(st);
+    grpc::Status st = Call(deadline, [&](Connection &c) {
+      v1::TaskGrowRequest request;
+      request.set_session_id(c.session_id);
+      request.set_task_id(ServerId(task_id));
+      request.set_extra_bytes(extra_bytes);
+      if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
+      grpc::ClientContext context;
+      SetDeadline(context, deadline);
+      return c.stub->TaskGrow(&context, request, &reply);
+    }, task_id);
+    if (!st.ok()) return FromGrpc(st);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = held_.find(task_id); it != held_.end()) it->second.memory = reply.memory_bytes();
     return reply.memory_bytes();
   }
 
   absl::Status Usage(uint64_t task_id, uint64_t allocated_bytes) {
-    v1::TaskUsageRequest request;
-    request.set_session_id(session_.session_id);
-    request.set_task_id(task_id);
-    request.set_allocated_bytes(allocated_bytes);
-    grpc::ClientContext context;
+    if (!Attached()) return Held(task_id) ? absl::OkStatus() : UnknownTask(task_id);  // dropped
     v1::TaskUsageReply reply;
-    return FromGrpc(stub_->TaskUsage(&context, request, &reply));
+    return FromGrpc(Call(std::nullopt, [&](Connection &c) {
+      v1::TaskUsageRequest request;
+      request.set_session_id(c.session_id);
+      request.set_task_id(ServerId(task_id));
+      request.set_allocated_bytes(allocated_bytes);
+      grpc::ClientContext context;
+      return c.stub->TaskUsage(&context, request, &reply);
+    }, task_id));
   }
 
   absl::StatusOr<uint64_t> Launch(uint64_t task_id, const LaunchShape &shape) {
-    v1::TaskLaunchRequest request;
-    request.set_session_id(session_.session_id);
-    request.set_task_id(task_id);
-    ToProto(shape, request.mutable_shape());
-    grpc::ClientContext context;
     v1::TaskLaunchReply reply;
-    if (grpc::Status st = stub_->TaskLaunch(&context, request, &reply); !st.ok()) return FromGrpc(st);
+    grpc::Status st = Call(std::nullopt, [&](Connection &c) {
+      v1::TaskLaunchRequest request;
+      request.set_session_id(c.session_id);
+      request.set_task_id(ServerId(task_id));
+      ToProto(shape, request.mutable_shape());
+      grpc::ClientContext context;
+      return c.stub->TaskLaunch(&context, request, &reply);
+    }, task_id);
+    if (!st.ok()) return FromGrpc(st);
     return reply.warps();
   }
 
   absl::Status End(uint64_t task_id) {
+    HeldTask task;
+    std::shared_ptr<Connection> connection;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = held_.find(task_id);
+      if (it == held_.end()) return UnknownTask(task_id);
+      task = it->second;
+      held_.erase(it);  // from now on never restored
+      connection = current_;
+    }
+    // Without mgbd (or unknown to this one) there is nothing to release: it is not re-registered.
+    if (connection == nullptr || task.server_id == 0) return absl::OkStatus();
     v1::TaskEndRequest request;
-    request.set_session_id(session_.session_id);
-    request.set_task_id(task_id);
+    request.set_session_id(connection->session_id);
+    request.set_task_id(task.server_id);
     grpc::ClientContext context;
     v1::TaskEndReply reply;
-    return FromGrpc(stub_->TaskEnd(&context, request, &reply));
+    grpc::Status st = connection->stub->TaskEnd(&context, request, &reply);
+    if (!st.ok() && LostSince(connection->generation)) return absl::OkStatus();
+    return FromGrpc(st);
   }
 
   absl::StatusOr<v1::StatusReply> Snapshot() {
-    grpc::ClientContext context;
     v1::StatusReply reply;
-    if (grpc::Status st = stub_->Status(&context, v1::StatusRequest(), &reply); !st.ok()) {
-      return FromGrpc(st);
-    }
+    grpc::Status st = Call(std::nullopt, [&](Connection &c) {
+      grpc::ClientContext context;
+      return c.stub->Status(&context, v1::StatusRequest(), &reply);
+    });
+    if (!st.ok()) return FromGrpc(st);
     return reply;
   }
 
  private:
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Scheduler::Stub> stub_;
-  grpc::ClientContext attach_context_;
+  // The session's life: Attach, read until the stream breaks, then (unless closing, or the first
+  // Attach failed) reconnect with backoff and Attach again with the tasks still held.
+  void AttachLoop() {
+    std::chrono::milliseconds backoff(50);
+    bool attached_once = false;
+    for (;;) {
+      auto connection = std::make_shared<Connection>();
+      connection->channel = ChannelTo(socket_path_);
+      connection->stub = v1::Scheduler::NewStub(connection->channel);
+      v1::AttachRequest request;
+      request.set_pid(pid_);
+      request.set_program(program_);
+      std::vector<uint64_t> restoring;  // local ids, in request.restore order
+      grpc::ClientContext context;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (closing_) return;
+        for (const auto &[local, task] : held_) {
+          v1::RestoredTask *r = request.add_restore();
+          r->set_gpu_index(task.gpu);
+          r->set_memory_bytes(task.memory);
+          ToProto(task.shape, r->mutable_shape());
+          r->set_label(task.label);
+          restoring.push_back(local);
+        }
+        attach_context_ = &context;
+      }
+      std::unique_ptr<grpc::ClientReader<v1::SessionEvent>> stream =
+          connection->stub->Attach(&context, request);
+      v1::SessionEvent event;
+      while (stream->Read(&event)) {
+        if (!event.has_info()) continue;
+        const v1::SessionInfo &info = event.info();
+        std::lock_guard<std::mutex> lock(mu_);
+        connection->session_id = info.session_id();
+        connection->generation = ++generation_;
+        if (!attached_once) {
+          session_.session_id = info.session_id();
+          session_.policy = info.policy();
+          session_.mps_pipe_directory = info.mps_pipe_directory();
+          session_.context_reserve_bytes = info.context_reserve_bytes();
+        } else {
+          for (size_t i = 0; i < restoring.size(); ++i) {
+            auto it = held_.find(restoring[i]);
+            if (it == held_.end()) continue;
+            it->second.server_id =
+                i < static_cast<size_t>(info.restored_task_ids_size()) ? info.restored_task_ids(i) : 0;
+          }
+          std::fprintf(stderr, "mgb: %s re-registered with mgbd at %s (%zu held tasks restored)\n",
+                       program_.c_str(), socket_path_.c_str(), restoring.size());
+        }
+        attached_once = true;
+        backoff = std::chrono::milliseconds(50);
+        current_ = connection;
+        cv_.notify_all();
+      }
+      const grpc::Status status = stream->Finish();
+      std::unique_lock<std::mutex> lock(mu_);
+      attach_context_ = nullptr;
+      current_ = nullptr;
+      cv_.notify_all();
+      if (closing_) return;
+      if (!attached_once) {
+        failed_ = true;
+        first_failure_ = status;
+        cv_.notify_all();
+        return;
+      }
+      if (connection->generation == generation_ && connection->generation != 0 &&
+          !reported_loss_of_.count(connection->generation)) {
+        reported_loss_of_.insert(connection->generation);
+        std::fprintf(stderr,
+                     "mgb: %s lost mgbd at %s (%s); keeping the %zu tasks it holds and reconnecting\n",
+                     program_.c_str(), socket_path_.c_str(), status.error_message().c_str(),
+                     held_.size());
+      }
+      cv_.wait_for(lock, backoff, [this] { return closing_; });
+      if (closing_) return;
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(500));
+    }
+  }
+
+  // Runs rpc on the current connection; after a loss (the call failed and the session broke, or
+  // the mgbd behind the socket is a new one), waits for the reconnect and runs it again.
+  template <class Rpc>
+  grpc::Status Call(const Deadline &deadline, Rpc &&rpc, std::optional<uint64_t> task = std::nullopt) {
+    const auto give_up = deadline ? *deadline : std::chrono::system_clock::now() + ReconnectPatience();
+    for (int attempt = 0;; ++attempt) {
+      std::shared_ptr<Connection> connection;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait_until(lock, give_up, [this] { return current_ != nullptr || closing_ || failed_; });
+        connection = current_;
+        if (task && held_.count(*task) == 0) return ToGrpc(UnknownTask(*task));
+      }
+      if (connection == nullptr) {
+        return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                            absl::StrCat("mgbd at ", socket_path_,
+                                         " went away and did not come back in time"));
+      }
+      grpc::Status st = rpc(*connection);
+      if (st.ok() || attempt >= 3 || !LostSince(connection->generation)) return st;
+    }
+  }
+
+  // Whether the session of `generation` broke (waiting a moment for the reader to notice).
+  bool LostSince(uint64_t generation) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::milliseconds(500),
+                 [&] { return current_ == nullptr || generation_ != generation || closing_; });
+    return current_ == nullptr || generation_ != generation;
+  }
+
+  bool Attached() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return current_ != nullptr;
+  }
+  bool Held(uint64_t task) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return held_.count(task) != 0;
+  }
+  uint64_t ServerId(uint64_t task) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = held_.find(task);
+    return it != held_.end() ? it->second.server_id : 0;
+  }
+  static absl::Status UnknownTask(uint64_t task) {
+    return absl::NotFoundError(absl::StrCat("task_id: no task ", task, " held by this session"));
+  }
+  static grpc::Status ToGrpc(const absl::Status &status) {
+    return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+  }
+
+  const std::string socket_path_;
+  const int64_t pid_;
+  const std::string program_;
   std::thread reader_;
   std::mutex mu_;
-  std::condition_variable attached_cv_;
-  bool attached_ = false;
-  bool ended_ = false;
-  grpc::Status end_status_;
+  std::condition_variable cv_;
+  std::shared_ptr<Connection> current_;  // null while there is no session (lost, or closing)
+  grpc::ClientContext *attach_context_ = nullptr;
+  uint64_t generation_ = 0;
+  bool closing_ = false;
+  bool failed_ = false;  // the first Attach failed: there is no session to keep
+  grpc::Status first_failure_;
+  std::set<uint64_t> reported_loss_of_;
+  std::map<uint64_t, HeldTask> held_;  // by this client's task id
+  uint64_t last_local_ = 0;
   SessionDetails session_;  // written once, before Open returns
 };
 
@@ -223,8 +413,8 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Connect(const std::string &socke
   BlockSignals block;
   std::shared_ptr<grpc::Channel> channel = ChannelTo(socket_path);
   if (absl::Status st = WaitConnected(*channel, socket_path, connect_timeout); !st.ok()) return st;
-  auto client = std::make_unique<GrpcClient>(std::move(channel));
-  if (absl::Status st = client->Open(pid, program, connect_timeout); !st.ok()) return st;
+  auto client = std::make_unique<GrpcClient>(socket_path, pid, program);
+  if (absl::Status st = client->Open(connect_timeout); !st.ok()) return st;
   return std::unique_ptr<Client>(std::move(client));
 }
 

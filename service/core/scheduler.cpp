@@ -223,7 +223,9 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
   t.deadline = request.deadline;
   std::vector<bool> excluded(gpus_.size(), false);
   if (head_gpu_ >= 0) excluded[head_gpu_] = true;
-  Fit fit = head_gpu_ >= 0 ? ChooseBehindHead(s, t, excluded, ShadowOfHead()) : Choose(s, t, excluded);
+  Fit fit = now < hold_until_ ? Fit{}
+            : head_gpu_ >= 0  ? ChooseBehindHead(s, t, excluded, ShadowOfHead())
+                              : Choose(s, t, excluded);
   if (fit.gpu < 0 && t.deadline != 0 && t.deadline <= now) {
     return absl::DeadlineExceededError("deadline_unix_ms: passed before a GPU had room");
   }
@@ -243,6 +245,33 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
     head_task_ = id;
   }
   return BeginResult{id, -1};
+}
+
+absl::StatusOr<TaskId> Scheduler::RestoreTask(SessionId session, int gpu,
+                                              const TaskRequest &request, Micros now) {
+  auto sit = sessions_.find(session);
+  if (sit == sessions_.end()) return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
+  if (gpu < 0 || gpu >= gpu_count()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("restore.gpu_index: GPU ", gpu, " is not in this mgbd's inventory"));
+  }
+  if (absl::Status st = ValidateRequest(request); !st.ok()) return st;
+  Task t;
+  t.session = session;
+  t.memory = request.memory_bytes;
+  t.shape = request.shape;
+  t.label = request.label;
+  t.since = now;
+  Fit fit{gpu, {}};
+  if (options_.policy.kind == PolicyKind::kMgbSm) {
+    std::optional<std::vector<uint16_t>> blocks = FitSms(gpus_[gpu], t.shape);
+    fit.sm_blocks = blocks ? std::move(*blocks) : std::vector<uint16_t>(gpus_[gpu].spec.sms, 0);
+  }
+  const TaskId id = next_task_++;
+  Task &stored = tasks_.emplace(id, std::move(t)).first->second;
+  sit->second.tasks.insert(id);
+  Place(id, stored, std::move(fit), now);
+  return id;
 }
 
 void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
@@ -498,12 +527,17 @@ void Scheduler::ExpireDeadlines(Micros now) {
     Emit(e);
     any = true;
   }
+  if (hold_until_ != 0 && hold_until_ <= now) {
+    hold_until_ = 0;
+    any = true;
+  }
   if (any) RetryWaiting(now);
 }
 
 std::optional<Micros> Scheduler::NextDeadline() const {
   std::optional<Micros> next;
-  if (!deadlines_.empty()) next = deadlines_.begin()->first;
+  if (hold_until_ != 0) next = hold_until_;
+  if (!deadlines_.empty()) next = next ? std::min(*next, deadlines_.begin()->first) : deadlines_.begin()->first;
   if (!grow_deadlines_.empty()) {
     next = next ? std::min(*next, grow_deadlines_.begin()->first) : grow_deadlines_.begin()->first;
   }
@@ -528,6 +562,7 @@ void Scheduler::RetryWaiting(Micros now) {
 }
 
 void Scheduler::PlaceWaitingTasks(Micros now) {
+  if (now < hold_until_) return;  // restored tasks first (HoldNewTasksUntil)
   head_gpu_ = -1;
   head_task_ = 0;
   std::vector<bool> excluded(gpus_.size(), false);

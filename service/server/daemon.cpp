@@ -4,6 +4,8 @@
 #include <grpcpp/server_builder.h>
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "absl/strings/str_cat.h"
 #include "mgb/core/gpu_config.h"
 #include "mps.h"
@@ -70,8 +72,18 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   if (!service.ok()) return service.status();
   d->service_ = std::move(*service);
 
-  absl::StatusOr<int> listen_fd = BindUnixSocket(options.socket_path);
+  bool stale = false;
+  absl::StatusOr<int> listen_fd = BindUnixSocket(options.socket_path, &stale);
   if (!listen_fd.ok()) return listen_fd.status();
+  if (stale && options.restore_grace.count() > 0) {
+    // The last mgbd died or stopped with sessions open: their programs may still hold GPUs and
+    // are reconnecting. Nothing new is placed until they had time to re-register.
+    d->service_->HoldNewTasks(options.restore_grace);
+    std::fprintf(stderr,
+                 "mgbd: a previous mgbd's socket was left at %s: new tasks wait %lld ms while its "
+                 "clients re-register what they hold\n",
+                 options.socket_path.c_str(), static_cast<long long>(options.restore_grace.count()));
+  }
   d->listener_ = std::make_unique<ConnectionListener>(*listen_fd, options.limits);
   // No listening port of gRPC's own: the listener accepts and hands connections over.
   grpc::ServerBuilder builder;
@@ -86,10 +98,13 @@ void Daemon::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   listener_->Stop();
+  // With sessions open the socket stays: its programs keep what they hold and reconnect, and the
+  // next mgbd, finding it, waits for them before placing anything new.
+  const size_t sessions = service_->SessionCount();
   // Streams (Attach, Watch) and parked calls never end by themselves: cancel them after 200 ms.
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
   service_->Stop();
-  unlink(socket_path_.c_str());
+  if (sessions == 0) unlink(socket_path_.c_str());
 }
 
 Daemon::~Daemon() {

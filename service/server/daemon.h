@@ -5,6 +5,7 @@
 
 #include <grpcpp/server.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,8 @@ struct DaemonOptions {
   uint64_t context_reserve_bytes = core::kDefaultContextReserve;
   int verbosity = 0;
   ListenerLimits limits;  // connection caps and the handshake timeout
+  // Found a previous mgbd's socket: new tasks wait this long while its clients re-register.
+  std::chrono::milliseconds restore_grace{3000};
 };
 
 class Daemon {

@@ -126,6 +126,20 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
       service_->sessions_[id] = SessionRecord{key_, request.pid()};
       session_ = id;
       v1::SessionInfo *info = event.mutable_info();
+      for (const v1::RestoredTask &held : request.restore()) {
+        core::TaskRequest task;
+        task.memory_bytes = held.memory_bytes();
+        task.shape = FromProto(held.shape());
+        task.label = held.label();
+        absl::StatusOr<core::TaskId> restored = service_->core_->RestoreTask(
+            id, static_cast<int>(held.gpu_index()), task, UnixMicrosNow());
+        if (!restored.ok()) {
+          std::fprintf(stderr, "mgbd: pid %lld could not restore a task: %s\n",
+                       static_cast<long long>(request.pid()),
+                       std::string(restored.status().message()).c_str());
+        }
+        info->add_restored_task_ids(restored.ok() ? *restored : 0);
+      }
       info->set_session_id(key_);
       info->set_policy(service_->core_->policy().Name());
       info->set_mps_pipe_directory(service_->service_options_.mps_pipe_directory);
@@ -292,6 +306,19 @@ SchedulerService::SchedulerService(core::Options /*options*/, ServiceOptions ser
     : service_options_(std::move(service_options)) {}
 
 SchedulerService::~SchedulerService() { Stop(); }
+
+void SchedulerService::HoldNewTasks(std::chrono::milliseconds how_long) {
+  Locked([&] {
+    core_->HoldNewTasksUntil(UnixMicrosNow() + how_long.count() * 1000);
+    timer_wake_.notify_one();
+  });
+}
+
+size_t SchedulerService::SessionCount() {
+  size_t count = 0;
+  Locked([&] { count = sessions_.size(); });
+  return count;
+}
 
 void SchedulerService::Stop() {
   {

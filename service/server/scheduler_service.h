@@ -52,6 +52,9 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
 
   // Stops the timer thread (deadlines, NVML polling). Call after the gRPC server shut down.
   void Stop();
+  // After a restart: new tasks wait this long while the old mgbd's clients re-register.
+  void HoldNewTasks(std::chrono::milliseconds how_long);
+  size_t SessionCount();
 
   grpc::ServerWriteReactor<v1::SessionEvent> *Attach(grpc::CallbackServerContext *context,
                                                      const v1::AttachRequest *request) override;

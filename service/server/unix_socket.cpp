@@ -27,7 +27,7 @@ bool SomeoneListens(const std::string &path) {
 
 }  // namespace
 
-absl::Status PrepareSocketPath(const std::string &path) {
+absl::Status PrepareSocketPath(const std::string &path, bool *stale) {
   if (path.empty()) return absl::InvalidArgumentError("--socket: the path is empty");
   if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
     return absl::InvalidArgumentError(absl::StrCat("--socket ", path, ": longer than the ",
@@ -58,11 +58,12 @@ absl::Status PrepareSocketPath(const std::string &path) {
     return absl::FailedPreconditionError(
         absl::StrCat("--socket ", path, ": cannot remove the stale socket: ", std::strerror(errno)));
   }
+  if (stale != nullptr) *stale = true;
   return absl::OkStatus();
 }
 
-absl::StatusOr<int> BindUnixSocket(const std::string &path) {
-  if (absl::Status st = PrepareSocketPath(path); !st.ok()) return st;
+absl::StatusOr<int> BindUnixSocket(const std::string &path, bool *stale) {
+  if (absl::Status st = PrepareSocketPath(path, stale); !st.ok()) return st;
   const std::filesystem::path p(path);
   const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
   struct stat dir_stat {};

@@ -203,6 +203,14 @@ class Scheduler {
   // Errors (state unchanged): INVALID_ARGUMENT naming the field (zero shape, memory above every
   // GPU's capacity, a block no SM can hold under mgb-sm), NOT_FOUND for an unknown session.
   absl::StatusOr<BeginResult> TaskBegin(SessionId session, const TaskRequest &request, Micros now);
+  // A task the session's process held on `gpu` under an mgbd that went away: placed there at
+  // once, whatever the accounting says (its memory is in use). INVALID_ARGUMENT for a GPU not in
+  // the inventory or a request that does not validate.
+  absl::StatusOr<TaskId> RestoreTask(SessionId session, int gpu, const TaskRequest &request,
+                                     Micros now);
+  // Until `until`, new tasks wait (after a restart, restored tasks come back first); the wait
+  // ends through ExpireDeadlines (NextDeadline names it).
+  void HoldNewTasksUntil(Micros until) { hold_until_ = until; }
   // Errors: INVALID_ARGUMENT when the reservation plus extra_bytes (plus the session's context
   // reserve, memory-aware policies) exceeds the GPU's capacity; RESOURCE_EXHAUSTED when waiting
   // would make every waiting grow on the GPU hopeless and this grow does not fit now (see the top).
@@ -393,6 +401,7 @@ class Scheduler {
   std::set<std::pair<Micros, TaskId>> grow_deadlines_;  // pending grows
   int head_gpu_ = -1;  // the GPU reserved by the blocked queue head, -1 if none
   TaskId head_task_ = 0;  // the blocked queue head, 0 if none
+  Micros hold_until_ = 0;  // new tasks wait until then (HoldNewTasksUntil), 0 if not held
   uint64_t max_capacity_ = 0;
   uint32_t cg_next_ = 0;
   uint64_t next_seq_ = 1;
