@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # On the GPU machine: run programs as written and as rewritten by mgb-rewrite, the rewritten ones
 # under an mgbd, and compare what they print and how they exit.
-#   scripts/gpu/compare-programs.sh [--exact] [--require REGEX] DIR MGBD_BINARY
+#   scripts/gpu/compare-programs.sh [--exact] [--require REGEX] [--busy-first-gpu] DIR MGBD_BINARY
 # DIR holds pairs NAME.orig (nvcc) and NAME.mgb (mgb-nvcc), and optionally args.txt with lines
 # `NAME ARG...` (the arguments; listed programs run in that order, the others after them with no
 # arguments). Outputs are compared after dropping lines that report times or speeds (they differ
 # from run to run) unless --exact, with the program's own name (argv[0]) read as NAME in both.
 # --require: the rewritten output must also match REGEX.
+# --busy-first-gpu: an `mgb run` (mgb beside MGBD_BINARY) holds 1 GiB and many warps on the GPU
+# mgbd picks first, so that on a machine of several GPUs the programs are placed on another one
+# (device choice, __constant__ replay and library handles away from GPU 0).
 # Per program prints `same output`, `DIFFERENT` (with the diff), or `both failed` (the original
 # fails too: not the rewriter's doing), and how many tasks mgbd placed for it. Outputs and
 # mgbd's log stay in DIR. PROGRAM_TIMEOUT (default 60 s) bounds each run.
 # Exit status: the number of programs that differ.
 set -uo pipefail
-exact=0; require=
+exact=0; require=; busy_first=0
 while [[ $# -gt 0 && "$1" == --* ]]; do
   case "$1" in
     --exact) exact=1; shift ;;
+    --busy-first-gpu) busy_first=1; shift ;;
     --require)
       [[ $# -ge 2 ]] || { echo "compare-programs: --require needs a REGEX" >&2; exit 2; }
       require="$2"; shift 2 ;;
@@ -53,6 +57,14 @@ mgbd_pid=$!
 trap 'kill "$mgbd_pid" 2>/dev/null || true' EXIT
 for _ in $(seq 50); do [[ -S "$sock" ]] && break; sleep 0.1; done
 [[ -S "$sock" ]] || { echo "compare-programs: $mgbd did not start (its log: $dir/mgbd.log)" >&2; exit 2; }
+if [[ $busy_first == 1 ]]; then
+  "$(dirname "$mgbd")/mgb" run --mem 1G --warps 1000000 --socket "$sock" -- sleep 100000 \
+    > "$dir/busy-first-gpu.txt" 2>&1 &
+  busy_pid=$!
+  trap 'kill "$busy_pid" 2>/dev/null; kill "$mgbd_pid" 2>/dev/null || true' EXIT
+  for _ in $(seq 50); do grep -q ' placed ' "$dir/mgbd.log" && break; sleep 0.1; done
+  echo "busy-first-gpu: $(grep ' placed ' "$dir/mgbd.log" | head -1 | grep -o 'gpu [0-9]*') held"
+fi
 
 # The program's own name (argv[0]: NAME.orig or NAME.mgb) is printed as NAME in both.
 keep() {
@@ -81,5 +93,6 @@ for name in "${order[@]}"; do
     different=$((different + 1))
   fi
 done
+echo "placements per GPU: $(grep ' placed ' "$dir/mgbd.log" | grep -o 'gpu [0-9]*' | sort | uniq -c | tr -s ' ' | paste -sd,)"
 echo "compared ${#order[@]}: $same same, $different different, $failed_both failed as written too; mgbd log: $dir/mgbd.log"
 exit $different

@@ -19,7 +19,7 @@ suite() {  # suite NAME COMMAND...: runs it with a time limit, output to $OUT/NA
   echo "===== $name"
   timeout "${SUITE_TIMEOUT:-240}" "$@" > "$OUT/$name.log" 2>&1
   local rc=$?
-  grep -E '^(PASS|FAIL|same output|DIFFERENT|both failed|compared|MISSING|context reserve|==)|MGB_RESULT|per task|per op' "$OUT/$name.log" | cut -c1-200
+  grep -E '^(PASS|FAIL|same output|DIFFERENT|both failed|compared|MISSING|context reserve|busy-first-gpu|placements per GPU|==)|MGB_RESULT|per task|per op' "$OUT/$name.log" | cut -c1-200
   echo "===== $name: exit $rc"
   [ $rc -eq 0 ] || failed=$((failed + 1))
 }
@@ -44,6 +44,10 @@ suite service bash scripts/gpu/service.sh "$dev/bin"
 suite runtime env MGB_GPU_MPS=1 bash scripts/gpu/runtime.sh run "$dev/bin"
 suite patterns bash scripts/gpu/rewriter.sh --run "$dev/patterns" "$dev/bin/mgbd"
 suite golden bash scripts/gpu/rewriter.sh --run "$dev/golden" "$dev/bin/mgbd"
+if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then  # again, placed away from the first GPU
+  suite golden-second-gpu bash scripts/gpu/compare-programs.sh --exact --busy-first-gpu \
+    "$dev/golden" "$dev/bin/mgbd"
+fi
 export dev OUT; export -f workloads_smoke
 suite workloads bash -c workloads_smoke
 echo "suites failed: $failed"
