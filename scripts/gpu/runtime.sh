@@ -73,7 +73,9 @@ run() {
     export CUDA_MPS_PIPE_DIRECTORY="$work/mps/pipe"  # also for programs that init CUDA first
   fi
   export MGB_SOCKET="$work/nvml.sock"
-  start_mgbd "$MGB_SOCKET" "${mps[@]}"
+  # --spread-tasks: one process's tasks on several GPUs at once (by default mgbd keeps them on the
+  # GPUs the process already uses while they fit, so this example would use one).
+  start_mgbd "$MGB_SOCKET" "${mps[@]}" --spread-tasks
   check runtime_two_gpus "$bin/runtime_two_gpus"
   check runtime_lazy_path "$bin/runtime_lazy_path"
   echo "== runtime_bench_gpu"

@@ -39,8 +39,32 @@ absl::StatusOr<Policy> ParsePolicy(std::string_view name) {
       "policy '", std::string(name), "' is unknown; use one of: mgb, mgb-sm, single, cg:N, memory"));
 }
 
+// A process's tasks go to a GPU where it already has a context while one fits. Its tasks may share
+// memory, streams and library handles in ways mgb cannot see (arrays and structs of device
+// pointers, library views, handles), which work only on one device; measured on 2 x H200, five
+// golden programs gave wrong results or failed when the fewest-warps rule spread their tasks over
+// both GPUs. Only when none of its GPUs has room may a task go elsewhere: waiting there could
+// deadlock a process whose other task holds the room (two concurrent tasks, one per GPU).
 Scheduler::Fit Scheduler::Choose(const Session &s, const Task &t,
                                  const std::vector<bool> &excluded) const {
+  const PolicyKind kind = options_.policy.kind;
+  if (kind == PolicyKind::kSingle || kind == PolicyKind::kCoreToGpu || options_.spread_tasks) {
+    return ChooseAmong(s, t, excluded);
+  }
+  std::vector<bool> elsewhere = excluded;
+  bool has_context = false;
+  for (int g = 0; g < gpu_count(); ++g) {
+    if (s.context[g] == ContextState::kNone) elsewhere[g] = true;
+    else has_context = true;
+  }
+  if (has_context) {
+    if (Fit fit = ChooseAmong(s, t, elsewhere); fit.gpu >= 0) return fit;
+  }
+  return ChooseAmong(s, t, excluded);
+}
+
+Scheduler::Fit Scheduler::ChooseAmong(const Session &s, const Task &t,
+                                      const std::vector<bool> &excluded) const {
   const int n = gpu_count();
   switch (options_.policy.kind) {
     case PolicyKind::kMgb: {  // Algorithm 3 as its text means it: fewest warps in use

@@ -25,6 +25,7 @@ struct DaemonOptions {
   uint64_t context_reserve_bytes = core::kDefaultContextReserve;
   int verbosity = 0;
   ListenerLimits limits;  // connection caps and the handshake timeout
+  bool spread_tasks = false;  // core::Options::spread_tasks
   // Found a previous mgbd's socket: new tasks wait this long while its clients re-register.
   std::chrono::milliseconds restore_grace{3000};
 };

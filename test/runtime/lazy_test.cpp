@@ -200,7 +200,7 @@ TEST_CASE("reading back a stand-in no launch used places it on its own", "[runti
 
 TEST_CASE("a launch using stand-ins of two GPUs moves them to one (peer copy)",
           "[runtime][lazy]") {
-  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB}, "mgb", /*spread_tasks=*/true);
   ManagedRuntime m(mgbd);
   auto &rt = *m.runtime;
   int *a, *b;

@@ -106,7 +106,7 @@ TEST_CASE("a nested begin joins the outer task", "[runtime][probes]") {
 }
 
 TEST_CASE("tasks on two threads at once run on their own GPUs", "[runtime][probes]") {
-  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB}, "mgb", /*spread_tasks=*/true);
   ManagedRuntime m(mgbd);
   std::barrier both_placed(2);
   int devices[2] = {-1, -1};

@@ -13,7 +13,8 @@
 
 namespace mgb::test {
 
-MgbdProcess::MgbdProcess(std::vector<uint64_t> gpu_memory, const std::string &policy) {
+MgbdProcess::MgbdProcess(std::vector<uint64_t> gpu_memory, const std::string &policy,
+                         bool spread_tasks) {
   char pattern[] = "/tmp/mgb-runtime-test.XXXXXX";
   if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
@@ -31,7 +32,8 @@ MgbdProcess::MgbdProcess(std::vector<uint64_t> gpu_memory, const std::string &po
   pid_ = fork();
   if (pid_ == 0) {
     execl(MGB_TEST_MGBD_PATH, "mgbd", "--socket", socket_.c_str(), "--gpus", config.c_str(),
-          "--policy", policy.c_str(), "--context-reserve", "0", static_cast<char *>(nullptr));
+          "--policy", policy.c_str(), "--context-reserve", "0",
+          spread_tasks ? "--spread-tasks" : static_cast<char *>(nullptr), static_cast<char *>(nullptr));
     _exit(127);
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -21,7 +21,9 @@ inline constexpr uint64_t kMiB = uint64_t{1} << 20;
 // mgbd (the binary built by this tree) serving GPUs of the given sizes; killed at destruction.
 class MgbdProcess {
  public:
-  explicit MgbdProcess(std::vector<uint64_t> gpu_memory, const std::string &policy = "mgb");
+  // spread_tasks: mgbd --spread-tasks, for tests of a process's tasks on several GPUs at once.
+  explicit MgbdProcess(std::vector<uint64_t> gpu_memory, const std::string &policy = "mgb",
+                       bool spread_tasks = false);
   ~MgbdProcess();
   const std::string &socket() const { return socket_; }
   v1::StatusReply Status() const;

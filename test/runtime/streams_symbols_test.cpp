@@ -135,7 +135,7 @@ TEST_CASE("an event waited on before any placement is recorded where the thread 
 
 TEST_CASE("symbol data written outside a task reaches every GPU a task lands on",
           "[runtime][symbols]") {
-  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB}, "mgb", /*spread_tasks=*/true);
   ManagedRuntime m(mgbd);
   auto &rt = *m.runtime;
   m.fake.RegisterSymbol(coefficients, sizeof coefficients);

@@ -41,23 +41,22 @@ TEST_CASE("a large task is not starved by a stream of small ones", "[core][fairn
 TEST_CASE("backfilling: younger tasks pass the blocked head on other GPUs, and on its GPU only in its shadow",
           "[core][fairness]") {
   Core c(Gpus(2, 16 * kGB), "mgb");
-  const auto s = c.Open();
-  const auto a = c.Begin(s, Request(10 * kGB));  // g0
-  const auto b = c.Begin(s, Request(8 * kGB));   // g1 (fewer warps: tie -> lower index? g0 has 1)
+  const auto a = c.BeginSolo(Request(10 * kGB));  // g0
+  const auto b = c.BeginSolo(Request(8 * kGB));   // g1 (fewer warps: tie -> lower index? g0 has 1)
   REQUIRE(a.gpu == 0);
   REQUIRE(b.gpu == 1);
-  const auto big = c.Begin(s, Request(12 * kGB));
+  const auto big = c.BeginSolo(Request(12 * kGB));
   REQUIRE(big.gpu == -1);
   // The head reserves the GPU with most available memory among those able to hold it: g1 (8 free).
-  const auto small1 = c.Begin(s, Request(4 * kGB));
+  const auto small1 = c.BeginSolo(Request(4 * kGB));
   CHECK(small1.gpu == 0);  // g0 has 6 GB free and is not reserved: backfilled
   // g0 is full now; g1 is reserved, but the head will need only 12 of its 16 GB once b has
   // ended: 4 GB is its shadow, which a younger task may take now.
-  const auto small2 = c.Begin(s, Request(4 * kGB));
+  const auto small2 = c.BeginSolo(Request(4 * kGB));
   CHECK(small2.gpu == 1);
-  const auto small3 = c.Begin(s, Request(4 * kGB));
+  const auto small3 = c.BeginSolo(Request(4 * kGB));
   CHECK(small3.gpu == -1);  // the shadow is taken: 12 + 4 + 4 > 16
-  REQUIRE(c.s->TaskEnd(s, b.task, 1).ok());  // g1 frees: the head goes first
+  REQUIRE(c.s->TaskEnd(b.session, b.task, 1).ok());  // g1 frees: the head goes first
   CHECK(c.sink.PlacedOn(big.task) == 1);
   CHECK(c.sink.PlacedOn(small3.task) == -1);
 }
@@ -94,12 +93,11 @@ TEST_CASE("single-assignment and core-to-GPU keep no shadow: the head's GPU stay
 
 TEST_CASE("the blocked head still takes whichever GPU frees first", "[core][fairness]") {
   Core c(Gpus(2, 16 * kGB), "mgb");
-  const auto s = c.Open();
-  const auto a = c.Begin(s, Request(12 * kGB));  // g0: 4 free
-  const auto b = c.Begin(s, Request(10 * kGB));  // g1: 6 free
-  const auto big = c.Begin(s, Request(14 * kGB));  // reserves g1 (most free)
+  const auto a = c.BeginSolo(Request(12 * kGB));  // g0: 4 free
+  const auto b = c.BeginSolo(Request(10 * kGB));  // g1: 6 free
+  const auto big = c.BeginSolo(Request(14 * kGB));  // reserves g1 (most free)
   REQUIRE(big.gpu == -1);
-  REQUIRE(c.s->TaskEnd(s, a.task, 1).ok());  // g0 now has 16 free: the head is placed there
+  REQUIRE(c.s->TaskEnd(a.session, a.task, 1).ok());  // g0 now has 16 free: the head is placed there
   CHECK(c.sink.PlacedOn(big.task) == 0);
   (void)b;
 }

@@ -167,25 +167,24 @@ TEST_CASE("a new session's context never takes the room waiting grows need: it w
 TEST_CASE("a task is not placed into the room a waiting grow waits for: it goes elsewhere or waits",
           "[core][memory][grow]") {
   Core c(Gpus(2, 16 * kGB), "mgb");
-  const auto s = c.Open();
-  const auto a = c.Begin(s, Request(6 * kGB));   // g0
-  const auto b = c.Begin(s, Request(12 * kGB));  // g1
-  const auto d = c.Begin(s, Request(6 * kGB));   // g0: 4 free
+  const auto a = c.BeginSolo(Request(6 * kGB));   // g0
+  const auto b = c.BeginSolo(Request(12 * kGB));  // g1
+  const auto d = c.BeginSolo(Request(6 * kGB));   // g0: 4 free
   REQUIRE(a.gpu == 0);
   REQUIRE(b.gpu == 1);
   REQUIRE(d.gpu == 0);
-  const auto grow = c.s->TaskGrow(s, a.task, 6 * kGB, 0, 1);  // 4 free on g0: waits
+  const auto grow = c.s->TaskGrow(a.session, a.task, 6 * kGB, 0, 1);  // 4 free on g0: waits
   REQUIRE(grow.ok());
   REQUIRE_FALSE(grow->grown);
   // 3 GB fits g0's 4 free by itself, but that is the grow's room: it goes to g1 (4 free).
-  CHECK(c.Begin(s, Request(3 * kGB), 2).gpu == 1);
+  CHECK(c.BeginSolo(Request(3 * kGB), 2).gpu == 1);
   // 2 GB fits nowhere without taking the grow's room: it waits.
-  const auto late = c.Begin(s, Request(2 * kGB), 3);
+  const auto late = c.BeginSolo(Request(2 * kGB), 3);
   CHECK(late.gpu == -1);
-  REQUIRE(c.s->TaskEnd(s, b.task, 4).ok());  // g1 frees 12: the waiter goes there
+  REQUIRE(c.s->TaskEnd(b.session, b.task, 4).ok());  // g1 frees 12: the waiter goes there
   CHECK(c.sink.PlacedOn(late.task) == 1);
   CHECK_FALSE(c.sink.Has(core::EventKind::kTaskGrown, a.task));  // g0 still has only 4 free
-  REQUIRE(c.s->TaskEnd(s, d.task, 5).ok());
+  REQUIRE(c.s->TaskEnd(d.session, d.task, 5).ok());
   CHECK(c.sink.Has(core::EventKind::kTaskGrown, a.task));
 }
 

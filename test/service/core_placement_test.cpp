@@ -5,12 +5,11 @@ namespace mgb::test {
 
 TEST_CASE("mgb policy: among GPUs with enough memory, the fewest warps in use", "[core][policy]") {
   Core c(Gpus(2, 16 * kGB), "mgb");
-  const auto s = c.Open();
-  CHECK(c.Begin(s, Request(1 * kGB, 100)).gpu == 0);  // tie at 0 warps: lowest index
-  CHECK(c.Begin(s, Request(1 * kGB, 10)).gpu == 1);   // 0 < 100
-  CHECK(c.Begin(s, Request(1 * kGB, 5)).gpu == 1);    // 10 < 100
+  CHECK(c.BeginSolo(Request(1 * kGB, 100)).gpu == 0);  // tie at 0 warps: lowest index
+  CHECK(c.BeginSolo(Request(1 * kGB, 10)).gpu == 1);   // 0 < 100
+  CHECK(c.BeginSolo(Request(1 * kGB, 5)).gpu == 1);    // 10 < 100
   // GPU 1 has fewer warps (15) but not enough memory for 14 GB: memory is hard.
-  CHECK(c.Begin(s, Request(14 * kGB + kGB / 2, 1)).gpu == 0);
+  CHECK(c.BeginSolo(Request(14 * kGB + kGB / 2, 1)).gpu == 0);
   CHECK(c.s->Status().gpus[0].warps_in_use == 101);
 }
 
@@ -33,14 +32,32 @@ TEST_CASE("huge grids saturate instead of wrapping", "[core][policy]") {
   }
 }
 
+TEST_CASE("a session's tasks go to a GPU where it has a context while one fits there",
+          "[core][policy]") {
+  // Found on 2 x H200: programs whose tasks share memory mgb cannot see (pointer arrays, structs of
+  // pointers, library views) failed when the fewest-warps rule sent their second task to the other
+  // GPU.
+  for (const char *policy : {"mgb", "memory", "mgb-sm"}) {
+    INFO(policy);
+    Core c(Gpus(2, 16 * kGB), policy);
+    const auto s = c.Open();
+    const auto first = c.Begin(s, Request(10 * kGB, 1000));
+    CHECK(first.gpu == 0);
+    CHECK(c.Begin(s, Request(kGB, 1)).gpu == 0);  // not GPU 1, though it has fewer warps and more room
+    if (std::string(policy) != "mgb-sm") CHECK(c.BeginSolo(Request(kGB, 1)).gpu == 1);  // others may
+    // Only when none of its GPUs has room does a task go elsewhere: waiting for its own GPU could
+    // deadlock a process whose other task holds that room.
+    CHECK(c.Begin(s, Request(8 * kGB)).gpu == 1);
+  }
+}
+
 TEST_CASE("memory policy: the GPU with the most available memory", "[core][policy]") {
   Core c(Gpus(3, 16 * kGB), "memory");
-  const auto s = c.Open();
-  CHECK(c.Begin(s, Request(8 * kGB)).gpu == 0);
-  CHECK(c.Begin(s, Request(4 * kGB)).gpu == 1);
-  CHECK(c.Begin(s, Request(4 * kGB)).gpu == 2);
-  CHECK(c.Begin(s, Request(2 * kGB)).gpu == 1);  // 12 GB free on 1 and 2: first of them
-  CHECK(c.Begin(s, Request(13 * kGB)).gpu == -1);  // nowhere: waits
+  CHECK(c.BeginSolo(Request(8 * kGB)).gpu == 0);
+  CHECK(c.BeginSolo(Request(4 * kGB)).gpu == 1);
+  CHECK(c.BeginSolo(Request(4 * kGB)).gpu == 2);
+  CHECK(c.BeginSolo(Request(2 * kGB)).gpu == 1);  // 12 GB free on 1 and 2: first of them
+  CHECK(c.BeginSolo(Request(13 * kGB)).gpu == -1);  // nowhere: waits
 }
 
 TEST_CASE("mgb-sm policy: per-SM blocks, warps, registers and shared memory are hard",
@@ -48,15 +65,14 @@ TEST_CASE("mgb-sm policy: per-SM blocks, warps, registers and shared memory are 
   auto gpus = Gpus(2, 16 * kGB, 2);
   for (auto &g : gpus) g.sm = core::SmLimits{4, 8, 65536, 49152};  // 2 SMs each
   Core c(gpus, "mgb-sm");
-  const auto s = c.Open();
   core::TaskRequest r = Request(kGB);
   r.shape.grid.x = 8;
   r.shape.block.x = 64;  // 2 warps a block: 4 blocks fill an SM's 8 warps
-  const auto first = c.Begin(s, r);
+  const auto first = c.BeginSolo(r);
   CHECK(first.gpu == 0);  // Algorithm 2 takes the first GPU where every block fits
   CHECK(c.s->Status().gpus[0].warps_in_use == 16);
   r.shape.grid.x = 1;
-  CHECK(c.Begin(s, r).gpu == 1);  // GPU 0's SMs are full although its memory is not
+  CHECK(c.BeginSolo(r).gpu == 1);  // GPU 0's SMs are full although its memory is not
 
   // Registers: 128/thread x 256 threads = 32768 per block, so 2 blocks per SM.
   core::TaskRequest regs = Request(kGB);
@@ -122,22 +138,21 @@ TEST_CASE("policy names", "[core][policy]") {
 TEST_CASE("TaskLaunch: a task placed without a launch shape counts its first wider launch",
           "[core][policy]") {
   Core c(Gpus(2, 16 * kGB), "mgb");
-  const auto s = c.Open();
-  const auto early = c.Begin(s, Request(kGB));  // placed before its first launch: 1 warp
+  const auto early = c.BeginSolo(Request(kGB));  // placed before its first launch: 1 warp
   CHECK(early.gpu == 0);
-  auto widened = c.s->TaskLaunch(s, early.task, Request(kGB, 100).shape);
+  auto widened = c.s->TaskLaunch(early.session, early.task, Request(kGB, 100).shape);
   REQUIRE(widened.ok());
   CHECK(*widened == 100);
   CHECK(c.s->Status().gpus[0].warps_in_use == 100);
   // A narrower launch changes nothing: a task counts its widest.
-  CHECK(*c.s->TaskLaunch(s, early.task, Request(kGB, 10).shape) == 100);
+  CHECK(*c.s->TaskLaunch(early.session, early.task, Request(kGB, 10).shape) == 100);
   CHECK(c.s->Status().gpus[0].warps_in_use == 100);
   // Fewest warps now sees it: the next task goes to GPU 1.
-  CHECK(c.Begin(s, Request(kGB, 5)).gpu == 1);
+  CHECK(c.BeginSolo(Request(kGB, 5)).gpu == 1);
   // Only the owner, only a placed task.
   CHECK(c.s->TaskLaunch(c.Open(), early.task, Request(kGB, 200).shape).status().code() ==
         absl::StatusCode::kNotFound);
-  REQUIRE(c.s->TaskEnd(s, early.task, 1).ok());
+  REQUIRE(c.s->TaskEnd(early.session, early.task, 1).ok());
   CHECK(c.s->Status().gpus[0].warps_in_use == 0);  // the widened count is released with it
 }
 

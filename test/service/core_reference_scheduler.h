@@ -318,7 +318,23 @@ class ReferenceScheduler {
     return blocks;
   }
 
+  // Memory-aware policies: the session's own GPUs (a context there) first, the others only when
+  // none of those fits.
   Fit Choose(const Session &s, const Task &t, const std::vector<bool> &excluded) const {
+    if (options_.policy.kind != core::PolicyKind::kSingle && !Blind() && !options_.spread_tasks) {
+      std::vector<bool> others = excluded;
+      bool any = false;
+      for (size_t g = 0; g < gpus_.size(); ++g) {
+        if (s.context[g] == kNone) others[g] = true; else any = true;
+      }
+      if (any) {
+        if (Fit fit = ChooseFrom(s, t, others); fit.gpu >= 0) return fit;
+      }
+    }
+    return ChooseFrom(s, t, excluded);
+  }
+
+  Fit ChooseFrom(const Session &s, const Task &t, const std::vector<bool> &excluded) const {
     const int n = static_cast<int>(gpus_.size());
     Fit fit;
     switch (options_.policy.kind) {

@@ -69,6 +69,17 @@ struct Core {
     REQUIRE(result.ok());
     return *result;
   }
+  // A task of a process of its own (a session's tasks all go to the GPU of its first one).
+  struct Solo {
+    core::SessionId session = 0;
+    core::TaskId task = 0;
+    int gpu = -1;
+  };
+  Solo BeginSolo(const core::TaskRequest &r, core::Micros now = 0) {
+    const core::SessionId session = Open();
+    const core::BeginResult b = Begin(session, r, now);
+    return Solo{session, b.task, b.gpu};
+  }
   uint64_t Available(int gpu) const { return s->Status().gpus[gpu].memory_available; }
 };
 

@@ -102,6 +102,9 @@ struct Options {
   // GPU's last change (placement, end, grow, usage report, context): usage reports lag up to
   // 0.5 s, and a process's memory shows freed in NVML only once its teardown is done.
   Micros nvml_settle_us = 3'000'000;
+  // false (default): a process's tasks go to a GPU where it has a context while one fits
+  // (placement.cpp, Choose). true: every task by the policy alone, as the paper's prototype.
+  bool spread_tasks = false;
 };
 
 enum class EventKind {
@@ -318,6 +321,9 @@ class Scheduler {
   uint64_t WarpsOn(const GpuState &g, const LaunchShape &shape) const;
   // The GPU the policy picks for the task among those not excluded, or gpu -1.
   Fit Choose(const Session &s, const Task &t, const std::vector<bool> &excluded) const;
+  // Memory-aware policies choose among the GPUs where the session already has a context first
+  // (ChooseAmong with only those), and among all of them only when none of those fits.
+  Fit ChooseAmong(const Session &s, const Task &t, const std::vector<bool> &excluded) const;
   bool FitsMemory(const Session &s, int gpu, uint64_t memory) const;
   // Whether seating a new context of `s` on `gpu` keeps every waiting task placeable (the
   // context rule in scheduler.cpp); true when `s` already has a context there.
