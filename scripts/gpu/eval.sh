@@ -17,7 +17,8 @@ each job has its GPU to itself, so its run time is its solo time (docs/evaluatio
 
 options:
   --runs "P@N ..."  policy@workers, in order (default "single@2 mgb@8 cg:2@4 cg:3@6");
-                    policies: mgb mgb-sm single cg:N memory; at most 6 runs (8 files come back)
+                    policies: mgb mgb-sm single cg:N memory, each optionally +spread (mgbd
+                    --spread-tasks); at most 6 runs (8 files come back)
   --bin DIR         holds mgbd and mgb (with `batch`) or mgb-batch (default .device/bin)
   --lib DIR         their shared libraries, put on LD_LIBRARY_PATH (default DIR/../lib if present)
   --timeout S       limit per run, seconds (default 200); a run past it is stopped (SIGTERM:
@@ -85,8 +86,8 @@ fi
 read -r -a RUN_LIST <<<"$RUNS"
 [ ${#RUN_LIST[@]} -ge 1 ] && [ ${#RUN_LIST[@]} -le 6 ] || die_usage "--runs: 1 to 6 entries, got ${#RUN_LIST[@]}"
 for r in "${RUN_LIST[@]}"; do
-  [[ "$r" =~ ^(mgb|mgb-sm|single|memory|cg:[0-9]+)@[0-9]+$ ]] ||
-    die_usage "--runs: '$r' is not POLICY@WORKERS (POLICY: mgb mgb-sm single memory cg:N)"
+  [[ "$r" =~ ^(mgb|mgb-sm|single|memory|cg:[0-9]+)(\+spread)?@[0-9]+$ ]] ||
+    die_usage "--runs: '$r' is not POLICY@WORKERS (POLICY: mgb mgb-sm single memory cg:N, optionally +spread)"
 done
 # Every program the job list names must be there now, not discovered missing 5 minutes in.
 PROGRAMS=$(python3 - "$JOBS" <<'PY'
@@ -219,7 +220,9 @@ run_one() {
   gpu_snapshot "before $tag"
 
   # --verbose 1: one line per decision in logs/TAG.mgbd.txt, to explain a run afterwards.
-  local mgbd_args=(--socket "$sock" --policy "$policy" --verbose 1)
+  local mgbd_args=(--socket "$sock" --policy "${policy%+spread}" --verbose 1)
+  # POLICY+spread: mgbd --spread-tasks (each task by the policy alone, as the paper's prototype).
+  [[ "$policy" == *+spread ]] && mgbd_args+=(--spread-tasks)
   [ -n "$GPUS_FILE" ] && mgbd_args+=(--gpus "$GPUS_FILE")
   if [ $USE_MPS = 1 ]; then
     if ! start_mps "$i"; then

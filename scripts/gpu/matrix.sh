@@ -60,7 +60,7 @@ done
 [ ${#SPECS[@]} -ge 1 ] || { echo "matrix.sh: give at least one SPEC (try --help)" >&2; exit 2; }
 [[ "$DEADLINE" =~ ^[0-9]+$ ]] || { echo "matrix.sh: --deadline must be whole seconds, got '$DEADLINE'" >&2; exit 2; }
 for spec in "${SPECS[@]}"; do
-  [[ "$spec" =~ ^[A-Za-z0-9_-]+/[0-9]+/[0-9]+:[0-9]+/[a-z:0-9@,-]+$ ]] ||
+  [[ "$spec" =~ ^[A-Za-z0-9_-]+/[0-9]+/[0-9]+:[0-9]+/[a-z:0-9@,+-]+$ ]] ||
     { echo "matrix.sh: SPEC '$spec' is not NAME/COUNT/L:S/POLICY@N,..." >&2; exit 2; }
 done
 

@@ -75,8 +75,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "mgbd: %s\n", std::string(daemon.status().message()).c_str());
     return 1;
   }
-  std::fprintf(stderr, "mgbd: listening on %s (policy %s)\n", options.socket_path.c_str(),
-               options.policy.c_str());
+  std::fprintf(stderr, "mgbd: listening on %s (policy %s%s)\n", options.socket_path.c_str(),
+               options.policy.c_str(), options.spread_tasks ? ", tasks spread" : "");
   int received = 0;
   sigwait(&stop_signals, &received);
   std::fprintf(stderr, "mgbd: %s, shutting down\n", received == SIGINT ? "SIGINT" : "SIGTERM");
