@@ -1,14 +1,18 @@
 // mgb-rewrite: wraps the GPU tasks of CUDA sources in libmgb probes.
 //   mgb-rewrite [options] FILES... -- COMPILER_FLAGS      or      mgb-rewrite -p BUILD_DIR FILES...
 #include "MgbRewrite.h"
+#include "SourceLocks.h"
 
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 using namespace llvm;
@@ -98,6 +102,19 @@ bool writeAtomically(const std::string &path, const std::string &text) {
   return true;
 }
 
+// The backup of an --in-place rewrite is the true original: written once, never replaced by a
+// later run (which would back up an already rewritten file).
+bool writeBackupOnce(const std::string &path, const std::string &original) {
+  if (sys::fs::exists(path))
+    return true;
+  return writeAtomically(path, original);
+}
+
+// Clang and the rewriter's AST walks recurse once per nesting level: a 60,000-term expression on
+// one line overflowed the default 8 MiB stack. The work runs on a thread with this much (reserved,
+// not committed, until used), as clang's own driver gives its compiler thread a large stack.
+constexpr unsigned kRewriteStackBytes = 1024u << 20;
+
 std::string outputPath(const std::string &file, const std::string &root) {
   StringRef rel(file);
   if (!rel.consume_front(root + "/"))
@@ -110,6 +127,7 @@ std::string outputPath(const std::string &file, const std::string &root) {
 } // namespace
 
 int main(int argc, const char **argv) {
+  InitLLVM initLLVM(argc, argv); // stack traces on crashes
   cl::SetVersionPrinter([](raw_ostream &os) { os << "mgb-rewrite " MGB_VERSION "\n"; });
   auto parser = clang::tooling::CommonOptionsParser::create(
       argc, argv, category, cl::OneOrMore,
@@ -134,15 +152,44 @@ int main(int argc, const char **argv) {
     }
   std::string root = rootDir.empty() ? mgb::rewriter::commonRoot(sources)
                                      : mgb::rewriter::EditSet::canonicalPath(rootDir);
+  // --in-place: each source is locked before it is read and until its rewrite is written.
+  std::optional<mgb::rewriter::SourceLocks> locks;
+  if (inPlace) {
+    Expected<mgb::rewriter::SourceLocks> acquired = mgb::rewriter::SourceLocks::acquire(sources);
+    if (!acquired) {
+      errs() << "mgb-rewrite: " << toString(acquired.takeError()) << "\n";
+      return 1;
+    }
+    locks.emplace(std::move(*acquired));
+  }
   mgb::rewriter::RewriteSession session(root, vfs::getRealFileSystem());
-  if (int status = session.run(parser->getCompilations(), sources); status != 0) {
+  int status = 0;
+  std::optional<Expected<std::vector<FileResult>>> computed;
+  CrashRecoveryContext::Enable();
+  CrashRecoveryContext recovery;
+  const bool finished = recovery.RunSafelyOnThread(
+      [&] {
+        status = session.run(parser->getCompilations(), sources);
+        if (status == 0)
+          computed.emplace(session.results(sources));
+      },
+      kRewriteStackBytes);
+  if (!finished) {
+    errs() << "mgb-rewrite: crashed while rewriting";
+    for (const std::string &s : sources)
+      errs() << " " << s;
+    errs() << "; nothing was written (a bug in mgb-rewrite or Clang: please report it with the "
+              "file)\n";
+    return 70;
+  }
+  if (status != 0) {
     errs() << "mgb-rewrite: not rewritten: a source did not parse (diagnostics above)\n";
     return 1;
   }
   errs() << session.warnings();
   if (explain)
     outs() << session.explanation();
-  Expected<std::vector<FileResult>> results = session.results(sources);
+  Expected<std::vector<FileResult>> &results = *computed;
   if (!results) {
     errs() << "mgb-rewrite: " << toString(results.takeError()) << "\n";
     return 1;
@@ -160,7 +207,7 @@ int main(int argc, const char **argv) {
     if (inPlace) {
       if (r.rewritten == r.original)
         continue;
-      if (!writeAtomically(r.path + ".orig", r.original) || !writeAtomically(r.path, r.rewritten))
+      if (!writeBackupOnce(r.path + ".orig", r.original) || !writeAtomically(r.path, r.rewritten))
         return 1;
     } else if (!writeAtomically(outputPath(r.path, root), r.rewritten)) {
       return 1;
