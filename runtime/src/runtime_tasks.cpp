@@ -78,6 +78,7 @@ Runtime::KernelResources Runtime::ResourcesOf(const void *kernel) {
 }
 
 void Runtime::TellLaunch(uint64_t task_id, const LaunchShape &shape) {
+  if (!core::CudaLaunchLimitViolation(shape).empty()) return;  // CUDA refuses it: nothing runs
   const uint64_t warps = shape.warps();
   {
     std::lock_guard lock(mu_);
@@ -105,7 +106,12 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
   }
   // The slack joins the budget (Task::Budget leaves out only the heap).
   const uint64_t asked = bytes + heap + session_.Config().task_slack_bytes;
-  auto placed = waits_.Time(WaitClock::kBegin, [&] { return client->TaskBegin(asked, shape, site); });
+  // A shape CUDA cannot launch is not mgbd's to refuse: the task is placed by memory alone and the
+  // launch fails in CUDA as it would without mgb.
+  const LaunchShape asked_shape =
+      core::CudaLaunchLimitViolation(shape).empty() ? shape : LaunchShape{};
+  auto placed =
+      waits_.Time(WaitClock::kBegin, [&] { return client->TaskBegin(asked, asked_shape, site); });
   if (!placed.ok()) {
     session_.Fail("task at " + site + " (" + std::to_string(asked) +
                   " bytes with the heap and slack) was not placed: " + placed.status().ToString());

@@ -152,9 +152,8 @@ absl::Status Scheduler::ValidateShape(const LaunchShape &shape) {
   for (const auto &[field, value] : dims) {
     if (value == 0) return absl::InvalidArgumentError(absl::StrCat(field, " must be > 0"));
   }
-  if (shape.threads_per_block() > 1024) {
-    return absl::InvalidArgumentError(absl::StrCat("shape.block has ", shape.threads_per_block(),
-                                                   " threads; CUDA allows at most 1024"));
+  if (std::string violation = CudaLaunchLimitViolation(shape); !violation.empty()) {
+    return absl::InvalidArgumentError(violation);
   }
   return absl::OkStatus();
 }

@@ -70,6 +70,19 @@ TEST_CASE("a task's GPU number and the device count are asked of CUDA once, not 
   CHECK(m.fake.DeviceCountQueries() == 1);
 }
 
+TEST_CASE("a launch shape CUDA refuses is placed by memory alone, not refused by mgbd",
+          "[runtime][probes]") {
+  // The program then gets CUDA's own error at the launch, as it would without mgb.
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd);
+  mgb_task task = m.runtime->TaskBegin(kMiB, kWideGrid, mgb_dim3{1, 1, 128}, nullptr, "bad.cu:1");
+  REQUIRE(task != 0);
+  auto status = mgbd.Status();
+  REQUIRE(status.tasks_size() == 1);
+  CHECK(status.tasks(0).warps() == 1);
+  m.runtime->TaskEnd(task);
+}
+
 TEST_CASE("a kernel's registers are asked of CUDA once, not at every task", "[runtime][probes]") {
   MgbdProcess mgbd({1024 * kMiB});
   ManagedRuntime m(mgbd);

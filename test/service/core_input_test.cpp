@@ -43,6 +43,17 @@ TEST_CASE("bad requests are refused naming the field, state unchanged", "[core][
   core::TaskRequest wide = Request(kGB);
   wide.shape.block.x = 2048;
   CheckRejected(c.s->TaskBegin(s, wide, 1).status(), absl::StatusCode::kInvalidArgument, "shape.block");
+  // CUDA's per-axis limits, under every policy (they were left to mgb-sm's per-SM fit).
+  for (auto [axis, limit, bad] : std::initializer_list<std::tuple<const char *, uint32_t, core::Dim3>>{
+           {"shape.block.z is 128; CUDA allows at most 64", 64, {1, 1, 128}},
+           {"shape.grid.y is 65536; CUDA allows at most 65535", 65535, {1, 65536, 1}},
+           {"shape.grid.z is 70000; CUDA allows at most 65535", 65535, {1, 1, 70000}}}) {
+    core::TaskRequest r = Request(kGB);
+    if (std::string(axis).starts_with("shape.block")) r.shape.block = bad;
+    else r.shape.grid = bad;
+    CheckRejected(c.s->TaskBegin(s, r, 1).status(), absl::StatusCode::kInvalidArgument, axis);
+    (void)limit;
+  }
   CheckRejected(c.s->TaskBegin(s, Request(17 * kGB), 1).status(),
                 absl::StatusCode::kInvalidArgument, "memory_bytes");
   // 16 GB fits the capacity but never with the 1 GB context reserve: refused now, not queued.

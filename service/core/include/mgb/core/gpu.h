@@ -51,6 +51,31 @@ struct LaunchShape {
   uint64_t warps() const { return SaturatingMul(warps_per_block(), blocks()); }
 };
 
+// CUDA's launch limits (every compute capability from 3.0 on), one place for mgbd (which refuses
+// such a shape, naming the axis) and libmgb (which then asks by memory alone and lets the launch
+// fail in CUDA, as it would without mgb). Empty when `shape` could launch; else the first
+// violation, e.g. "shape.block.z is 128; CUDA allows at most 64". Zero axes are not its business.
+inline std::string CudaLaunchLimitViolation(const LaunchShape &shape) {
+  struct Axis {
+    const char *field;
+    uint32_t value, limit;
+  };
+  const Axis axes[] = {{"shape.block.x", shape.block.x, 1024}, {"shape.block.y", shape.block.y, 1024},
+                       {"shape.block.z", shape.block.z, 64},   {"shape.grid.x", shape.grid.x, 0x7FFFFFFFu},
+                       {"shape.grid.y", shape.grid.y, 65535},  {"shape.grid.z", shape.grid.z, 65535}};
+  for (const Axis &a : axes) {
+    if (a.value > a.limit) {
+      return std::string(a.field) + " is " + std::to_string(a.value) + "; CUDA allows at most " +
+             std::to_string(a.limit);
+    }
+  }
+  if (shape.threads_per_block() > 1024) {
+    return "shape.block has " + std::to_string(shape.threads_per_block()) +
+           " threads; CUDA allows at most 1024";
+  }
+  return "";
+}
+
 }  // namespace mgb::core
 
 #endif  // MGB_SERVICE_CORE_MGB_CORE_GPU_H
