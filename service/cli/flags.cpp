@@ -60,6 +60,7 @@ std::string FlagParser::Help() const {
     text += left + " " + f.help + "\n";
   }
   text += "  --help                      print this help and exit\n";
+  text += "  --version                   print mgb's version and exit\n";
   return text;
 }
 
@@ -79,6 +80,10 @@ std::optional<int> FlagParser::Parse(int argc, char **argv, std::vector<std::str
     }
     if (arg == "--help" || arg == "-h") {
       std::fputs(Help().c_str(), stdout);
+      return 0;
+    }
+    if (arg == "--version") {
+      std::printf("%s %s\n", command_.c_str(), MGB_VERSION);
       return 0;
     }
     if (!arg.starts_with("--")) {

@@ -1,5 +1,5 @@
 // A small command-line flag parser shared by mgbd and every `mgb` subcommand: --name VALUE or
-// --name=VALUE, --help, "--" ends the flags; errors name the command and the flag.
+// --name=VALUE, --help, --version, "--" ends the flags; errors name the command and the flag.
 #ifndef MGB_SERVICE_CLI_FLAGS_H
 #define MGB_SERVICE_CLI_FLAGS_H
 

@@ -43,6 +43,10 @@ int main(int argc, char **argv) {
     PrintUsage(stdout);
     return 0;
   }
+  if (name == "--version") {
+    std::printf("mgb %s\n", MGB_VERSION);
+    return 0;
+  }
   for (const Command &c : kCommands) {
     if (name != c.name) continue;
     std::string program = std::string("mgb ") + c.name;

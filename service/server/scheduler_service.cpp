@@ -120,8 +120,10 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
     self_.reset(this);
     v1::SessionEvent event;
     service_->Locked([&] {
+      service_->opening_pid_ = request.pid();
       const core::SessionId id =
           service_->core_->OpenSession(request.pid(), request.program(), UnixMicrosNow());
+      service_->opening_pid_ = 0;
       service_->sessions_by_key_[key_] = id;
       service_->sessions_[id] = SessionRecord{key_, request.pid()};
       session_ = id;
@@ -396,8 +398,10 @@ void SchedulerService::OnEvent(const core::Event &event) {
       break;
   }
   if (watchers_.empty()) return;
+  // A session's opening event comes from inside OpenSession, before its record exists.
   auto session = sessions_.find(event.session);
-  const v1::Event message = ToProto(event, session != sessions_.end() ? session->second.pid : 0);
+  const int64_t pid = session != sessions_.end() ? session->second.pid : opening_pid_;
+  const v1::Event message = ToProto(event, pid);
   for (const std::shared_ptr<WatchReactor> &w : watchers_) {
     if (w->Push(message)) {
       after_unlock_.push_back([w] { w->Kick(); });

@@ -117,6 +117,7 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   std::unordered_set<std::shared_ptr<WatchReactor>> watchers_;
   std::vector<std::function<void()>> after_unlock_;
   core::Micros last_refresh_ = 0;
+  int64_t opening_pid_ = 0;  // the pid of the session OpenSession is opening (its event's pid)
 
   std::condition_variable timer_wake_;
   bool stopping_ = false;

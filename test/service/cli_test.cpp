@@ -45,6 +45,13 @@ struct MgbdProcess {
 }  // namespace
 
 TEST_CASE("--help and bad flags: exit codes and messages", "[cli]") {
+  for (const std::vector<std::string> &version :
+       {std::vector<std::string>{MGB_MGBD, "--version"}, {MGB_CLI, "--version"},
+        {MGB_CLI, "status", "--version"}}) {
+    auto printed = RunProcess(version);
+    CHECK(printed.exit_code == 0);
+    CHECK_THAT(printed.out, Catch::Matches("(mgbd|mgb|mgb status) [0-9]+\\.[0-9]+\\.[0-9]+\n"));
+  }
   auto help = RunProcess({MGB_MGBD, "--help"});
   CHECK(help.exit_code == 0);
   CHECK_THAT(help.out, Catch::Contains("--socket") && Catch::Contains("--policy"));

@@ -158,7 +158,12 @@ TEST_CASE("Watch streams scheduling events", "[grpc]") {
   REQUIRE(placed.ok());
   std::vector<v1::Event::Kind> kinds;
   v1::Event event;
-  while (kinds.size() < 2 && stream->Read(&event)) kinds.push_back(event.kind());
+  int64_t opened_pid = -1;
+  while (kinds.size() < 2 && stream->Read(&event)) {
+    kinds.push_back(event.kind());
+    if (event.kind() == v1::Event::SESSION_OPENED) opened_pid = event.pid();
+  }
+  CHECK(opened_pid == getpid());  // was 0: the event came before the session's record
   CHECK(kinds == std::vector<v1::Event::Kind>{v1::Event::SESSION_OPENED, v1::Event::TASK_PLACED});
   CHECK(event.memory_bytes() == kGiB);
   ctx.TryCancel();
