@@ -19,6 +19,7 @@ class CudaApi {
   virtual cudaError_t GetDevice(int *device) = 0;
   virtual cudaError_t SetDevice(int device) = 0;
   virtual cudaError_t DeviceGetByPCIBusId(int *device, const char *pci_bus_id) = 0;
+  virtual cudaError_t DeviceGetPCIBusId(char *pci_bus_id, int length, int device) = 0;
   virtual cudaError_t DeviceSynchronize() = 0;
   virtual cudaError_t DeviceSetLimit(cudaLimit limit, size_t value) = 0;
   virtual cudaError_t FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) = 0;

@@ -13,6 +13,9 @@ class RealCudaApi final : public CudaApi {
   cudaError_t GetDeviceCount(int *count) override { return cudaGetDeviceCount(count); }
   cudaError_t GetDevice(int *device) override { return cudaGetDevice(device); }
   cudaError_t SetDevice(int device) override { return cudaSetDevice(device); }
+  cudaError_t DeviceGetPCIBusId(char *pci_bus_id, int length, int device) override {
+    return cudaDeviceGetPCIBusId(pci_bus_id, length, device);
+  }
   cudaError_t DeviceGetByPCIBusId(int *device, const char *pci_bus_id) override {
     return cudaDeviceGetByPCIBusId(device, pci_bus_id);
   }

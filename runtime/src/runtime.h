@@ -146,7 +146,11 @@ class Runtime {
   uint64_t CurrentTaskId();  // innermost static task of this thread, or 0
 
   // Tasks and the guard (runtime_tasks.cpp).
-  uint64_t StartTask(uint64_t bytes, const LaunchShape &shape, const std::string &site, bool lazy);
+  // library_call: the task is a CUDA library's (no kernel of its own: mgb_task_begin or
+  // mgb_prepare with a null kernel). The process's first such task is asked for the device
+  // current now, where a handle the program made before it lives.
+  uint64_t StartTask(uint64_t bytes, const LaunchShape &shape, const std::string &site, bool lazy,
+                     bool library_call = false);
   // A launch of a running task: tells mgbd when it is wider than any it was told of (a task
   // placed before its first launch began with no shape).
   void TellLaunch(uint64_t task_id, const LaunchShape &shape);
@@ -175,7 +179,7 @@ class Runtime {
   // Binds the stand-ins (and every one their pending ops reach) to one task, placing a lazy task
   // when none is given or current, replays their recorded ops and makes its GPU current.
   cudaError_t Bind(std::vector<uintptr_t> standins, const LaunchShape &shape,
-                   const std::string &site, uint64_t preferred_task);
+                   const std::string &site, uint64_t preferred_task, bool library_call = false);
   cudaError_t Materialize(uint64_t task_id, const std::vector<LazyObject *> &fresh,
                           const std::vector<std::shared_ptr<LazyOp>> &ops);
   cudaError_t Migrate(LazyObject *object, uint64_t task_id);
@@ -271,6 +275,7 @@ class Runtime {
 
   // Eager binding (runtime_eager.cpp).
   std::atomic<bool> eager_{false};
+  std::atomic<bool> placed_any_{false};  // a task of this process was placed (StartTask)
   static std::atomic<const Runtime *> process_runtime_;  // Global()'s, once made
   std::mutex process_task_mu_;  // held while the process task is started (an mgbd call)
   uint64_t process_task_ = 0;   // (mu_)

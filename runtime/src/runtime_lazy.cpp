@@ -100,7 +100,7 @@ std::vector<uintptr_t> Runtime::StandInsIn(const void *bytes, size_t size) const
 // ---- binding
 
 cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &shape,
-                          const std::string &site, uint64_t preferred_task) {
+                          const std::string &site, uint64_t preferred_task, bool library_call) {
   std::lock_guard bind_lock(bind_mu_);  // only Bind sets kBinding: Resolve below never waits
   std::unique_lock lock(mu_);
   // The closure: the objects named, and every unbound object their pending ops reach.
@@ -191,7 +191,7 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
   lock.unlock();
 
   const bool started = target == 0 && !fresh.empty();
-  if (started) target = StartTask(fresh_bytes, shape, site, /*lazy=*/true);
+  if (started) target = StartTask(fresh_bytes, shape, site, /*lazy=*/true, library_call);
   if (target != 0 && !fresh.empty() && ReserveInTask(target, fresh_bytes) != Reserve::kDone) {
     target = 0;
   }
@@ -214,6 +214,12 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
     }
   }
   if (device >= 0) PlacedOn(device);
+  if (session_.Config().trace) {
+    std::fprintf(stderr, "mgb-trace: %s binds %zu named and %zu new objects (%zu moved) to task "
+                 "%llu on device %d%s\n",
+                 site.c_str(), named.size(), fresh.size(), movers.size(),
+                 static_cast<unsigned long long>(target), device, started ? " (new task)" : "");
+  }
   if (target != 0) Thread().last_prepared = target;
   if (target != 0 && error == cudaSuccess) TellLaunch(target, shape);
   return error;
@@ -456,7 +462,7 @@ cudaError_t Runtime::LaunchPrepare(mgb_dim3 grid, mgb_dim3 block, const void *ke
     if (device >= 0 && device != CurrentDevice()) api_.SetDevice(device);
     return cudaSuccess;
   }
-  return Bind(standins, ShapeOf(grid, block, kernel), site ? site : "?", 0);
+  return Bind(standins, ShapeOf(grid, block, kernel), site ? site : "?", 0, kernel == nullptr);
 }
 
 int Runtime::DeviceOfRealWords(int nargs, const void *const *args, const size_t *arg_sizes) {

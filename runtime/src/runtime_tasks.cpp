@@ -96,7 +96,7 @@ void Runtime::TellLaunch(uint64_t task_id, const LaunchShape &shape) {
 }
 
 uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std::string &site,
-                            bool lazy) {
+                            bool lazy, bool library_call) {
   std::shared_ptr<Client> client = session_.client();
   if (client == nullptr) return 0;
   uint64_t heap;
@@ -110,8 +110,23 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
   // launch fails in CUDA as it would without mgb.
   const LaunchShape asked_shape =
       core::CudaLaunchLimitViolation(shape).empty() ? shape : LaunchShape{};
-  auto placed =
-      waits_.Time(WaitClock::kBegin, [&] { return client->TaskBegin(asked, asked_shape, site); });
+  // A library's first task in this process: a handle made before it (cublasCreate...) lives on
+  // the device current now, and the library runs there; mgbd places the task there first while
+  // it fits. (Measured on 2 x H200: a cuBLAS handle made on device 0 and its task placed on GPU 1
+  // crashed in cuBLAS's dot kernel.) Not for kernel tasks: a context made by pinned host memory
+  // would pull every job to device 0.
+  std::string preferred_bus_id;
+  if (library_call && !placed_any_.load()) {
+    char bus_id[32] = {};
+    const int current = CurrentDevice();
+    if (current >= 0 && api_.DeviceGetPCIBusId(bus_id, sizeof bus_id, current) == cudaSuccess) {
+      preferred_bus_id = bus_id;
+    }
+  }
+  auto placed = waits_.Time(WaitClock::kBegin, [&] {
+    return client->TaskBegin(asked, asked_shape, site, std::nullopt, preferred_bus_id);
+  });
+  if (placed.ok()) placed_any_.store(true);
   if (!placed.ok()) {
     session_.Fail("task at " + site + " (" + std::to_string(asked) +
                   " bytes with the heap and slack) was not placed: " + placed.status().ToString());
@@ -137,6 +152,13 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
     session_.Fail("task at " + site + ": mgbd placed it on GPU " + std::to_string(device) +
                   " but CUDA sees " + std::to_string(count) + " device(s)");
     return 0;
+  }
+  if (session_.Config().trace) {
+    std::fprintf(stderr, "mgb-trace: task %llu (%s, %s, %llu bytes) placed on GPU %u = device %d; "
+                 "current device was %d\n",
+                 static_cast<unsigned long long>(placed->task_id), site.c_str(),
+                 lazy ? "lazy" : "static", static_cast<unsigned long long>(asked),
+                 placed->gpu_index, device, CurrentDevice());
   }
   api_.SetDevice(device);
   PrepareDevice(device);
@@ -169,6 +191,10 @@ void Runtime::FinishTask(uint64_t task_id) {
   api_.SetDevice(device);
   api_.DeviceSynchronize();
   if (previous != device && previous >= 0) api_.SetDevice(previous);
+  if (session_.Config().trace) {
+    std::fprintf(stderr, "mgb-trace: task %llu ends on device %d; current device %d\n",
+                 static_cast<unsigned long long>(task_id), device, CurrentDevice());
+  }
   if (std::shared_ptr<Client> client = session_.client()) {
     absl::Status ended = client->TaskEnd(task_id);
     if (!ended.ok()) {
@@ -204,7 +230,8 @@ mgb_task Runtime::TaskBegin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block,
     TellLaunch(id, shape);
     return id;
   }
-  uint64_t id = StartTask(memory_bytes, ShapeOf(grid, block, kernel), site ? site : "?", false);
+  uint64_t id = StartTask(memory_bytes, ShapeOf(grid, block, kernel), site ? site : "?", false,
+                          kernel == nullptr);
   if (id == 0) return 0;
   {
     std::lock_guard lock(mu_);

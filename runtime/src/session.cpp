@@ -59,6 +59,7 @@ SessionConfig SessionConfig::FromEnvironment() {
   config.socket_path = SocketFromEnvironment();
   if (SwitchFromEnvironment("MGB_UNMANAGED", {"allow"})) config.policy = FailurePolicy::kUnmanaged;
   config.report_waits = SwitchFromEnvironment("MGB_REPORT_WAITS");
+  config.trace = SwitchFromEnvironment("MGB_TRACE");
   if (const char *timeout = std::getenv("MGB_CONNECT_TIMEOUT_MS")) {
     char *end = nullptr;
     long ms = std::strtol(timeout, &end, 10);

@@ -43,6 +43,9 @@ struct SessionConfig {
   // streamed in through a staging buffer of several MiB is not scanned (the scan reads host
   // memory about as fast as the copy moves it: it would double an input phase).
   size_t pointer_scan_limit_bytes = size_t(1) << 20;
+  // MGB_TRACE=1: one stderr line per task placement, binding and end (which GPU, which device),
+  // to explain a program that misbehaves managed (docs/runtime.md).
+  bool trace = false;
   // Bind every allocation eagerly from the start (as code mgb cannot see makes it do).
   bool eager = false;
   // Print the wait clock (MGB_WAIT_MS) at exit: off by default, so a managed program's output

@@ -149,7 +149,8 @@ class GrpcClient final : public Client {
   const SessionDetails &details() const { return session_; }
 
   absl::StatusOr<Placement> Begin(uint64_t memory_bytes, const LaunchShape &shape,
-                                  const std::string &label, const Deadline &deadline) {
+                                  const std::string &label, const Deadline &deadline,
+                                  const std::string &preferred_pci_bus_id) {
     v1::TaskBeginReply reply;
     grpc::Status st = Call(deadline, [&](Connection &c) {
       v1::TaskBeginRequest request;
@@ -157,6 +158,7 @@ class GrpcClient final : public Client {
       request.set_memory_bytes(memory_bytes);
       ToProto(shape, request.mutable_shape());
       request.set_label(label);
+      request.set_preferred_pci_bus_id(preferred_pci_bus_id);
       if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
       grpc::ClientContext context;
       SetDeadline(context, deadline);
@@ -423,8 +425,9 @@ Client::~Client() = default;
 const SessionDetails &Client::session() const { return Impl(this).details(); }
 
 absl::StatusOr<Placement> Client::TaskBegin(uint64_t memory_bytes, const LaunchShape &shape,
-                                            const std::string &label, Deadline deadline) {
-  return Impl(this).Begin(memory_bytes, shape, label, deadline);
+                                            const std::string &label, Deadline deadline,
+                                            const std::string &preferred_pci_bus_id) {
+  return Impl(this).Begin(memory_bytes, shape, label, deadline, preferred_pci_bus_id);
 }
 
 absl::StatusOr<uint64_t> Client::TaskGrow(uint64_t task_id, uint64_t extra_bytes,

@@ -54,7 +54,8 @@ Scheduler::Fit Scheduler::Choose(const Session &s, const Task &t,
   std::vector<bool> elsewhere = excluded;
   bool has_context = false;
   for (int g = 0; g < gpu_count(); ++g) {
-    if (s.context[g] == ContextState::kNone) elsewhere[g] = true;
+    // The GPU its earlier CUDA objects live on counts as one of its own (TaskRequest).
+    if (s.context[g] == ContextState::kNone && g != t.preferred_gpu) elsewhere[g] = true;
     else has_context = true;
   }
   if (has_context) {

@@ -3,6 +3,7 @@
 #include "mgb/core/scheduler.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 #include <limits>
 #include <utility>
@@ -204,6 +205,22 @@ absl::StatusOr<Scheduler::Task *> Scheduler::PlacedTask(SessionId session, TaskI
   return found;
 }
 
+namespace {
+
+// NVML writes "00000000:19:00.0", CUDA "0000:19:00.0": equal when their numbers are (config
+// GPUs' free-form ids: when the strings are).
+bool SamePciBusId(const std::string &a, const std::string &b) {
+  unsigned domain[2], bus[2], device[2], function[2];
+  if (std::sscanf(a.c_str(), "%x:%x:%x.%x", &domain[0], &bus[0], &device[0], &function[0]) == 4 &&
+      std::sscanf(b.c_str(), "%x:%x:%x.%x", &domain[1], &bus[1], &device[1], &function[1]) == 4) {
+    return domain[0] == domain[1] && bus[0] == bus[1] && device[0] == device[1] &&
+           function[0] == function[1];
+  }
+  return !a.empty() && a == b;
+}
+
+}  // namespace
+
 // ---- tasks ----------------------------------------------------------------------------------
 
 absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRequest &request,
@@ -220,6 +237,9 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
   t.label = request.label;
   t.since = now;
   t.deadline = request.deadline;
+  for (int g = 0; g < gpu_count() && !request.preferred_pci_bus_id.empty(); ++g) {
+    if (SamePciBusId(gpus_[g].spec.pci_bus_id, request.preferred_pci_bus_id)) t.preferred_gpu = g;
+  }
   std::vector<bool> excluded(gpus_.size(), false);
   if (head_gpu_ >= 0) excluded[head_gpu_] = true;
   Fit fit = now < hold_until_ ? Fit{}

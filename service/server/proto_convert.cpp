@@ -70,6 +70,7 @@ core::TaskRequest FromProto(const v1::TaskBeginRequest &request) {
   r.shape = FromProto(request.shape());
   r.deadline = DeadlineFromUnixMs(request.deadline_unix_ms());
   r.label = request.label();
+  r.preferred_pci_bus_id = request.preferred_pci_bus_id();
   return r;
 }
 

@@ -113,6 +113,11 @@ cudaError_t FakeCudaApi::DeviceGetByPCIBusId(int *device, const char *pci_bus_id
   *device = index;
   return cudaSuccess;
 }
+cudaError_t FakeCudaApi::DeviceGetPCIBusId(char *pci_bus_id, int length, int device) {
+  if (device < 0 || device >= devices_) return cudaErrorInvalidDevice;
+  std::snprintf(pci_bus_id, static_cast<size_t>(length), "%d", device);  // "0", "1", ...
+  return cudaSuccess;
+}
 cudaError_t FakeCudaApi::DeviceSynchronize() {
   Log("DeviceSynchronize");
   return AllowedDuringCapture() ? cudaSuccess : cudaErrorStreamCaptureUnsupported;

@@ -60,6 +60,7 @@ class FakeCudaApi final : public runtime::CudaApi {
   cudaError_t GetDevice(int *device) override;
   cudaError_t SetDevice(int device) override;
   cudaError_t DeviceGetByPCIBusId(int *device, const char *pci_bus_id) override;
+  cudaError_t DeviceGetPCIBusId(char *pci_bus_id, int length, int device) override;
   cudaError_t DeviceSynchronize() override;
   cudaError_t DeviceSetLimit(cudaLimit limit, size_t value) override;
   cudaError_t FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) override;

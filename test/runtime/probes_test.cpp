@@ -6,10 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "mgb/client.h"
 #include "runtime_fixture.h"
 
 using namespace mgb::test;
 using mgb::runtime::kDefaultHeapBytes;
+using mgb::Client;
+using mgb::LaunchShape;
 
 namespace {
 const mgb_dim3 kOne{1, 1, 1};
@@ -68,6 +71,30 @@ TEST_CASE("a task's GPU number and the device count are asked of CUDA once, not 
   CHECK(devices.size() == 2);
   CHECK(m.fake.BusIdLookups() == 2);  // one per GPU mgbd named
   CHECK(m.fake.DeviceCountQueries() == 1);
+}
+
+TEST_CASE("a library's first task goes to the device current before it, where its handle lives",
+          "[runtime][probes]") {
+  // Found on 2 x H200: a cuBLAS handle made on device 0 before the process's first task, and that
+  // task placed on GPU 1 (GPU 0 busy): cuBLAS's dot kernel hit an illegal address.
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  auto hog = Client::Connect(mgbd.socket(), getpid(), "hog");
+  REQUIRE(hog.ok());
+  REQUIRE((*hog)->TaskBegin(kMiB, LaunchShape{{100000, 1, 1}, {1024, 1, 1}}, "busy").ok());
+  {
+    ManagedRuntime library(mgbd);  // its current device is 0, GPU 0 has the most warps in use
+    mgb_task task = library.runtime->TaskBegin(kMiB, kOne, kOne, nullptr, "lib.cu:1");
+    REQUIRE(task != 0);
+    CHECK(library.runtime->DeviceOfTask(task) == 0);
+    library.runtime->TaskEnd(task);
+  }
+  ManagedRuntime kernels(mgbd);  // a kernel's task is placed by the policy alone
+  static int kernel_tag;
+  kernels.fake.RegisterKernel(&kernel_tag, {sizeof(void *)}, [](FakeLaunch &) {});
+  mgb_task task = kernels.runtime->TaskBegin(kMiB, kWideGrid, kBlock, &kernel_tag, "k.cu:1");
+  REQUIRE(task != 0);
+  CHECK(kernels.runtime->DeviceOfTask(task) == 1);
+  kernels.runtime->TaskEnd(task);
 }
 
 TEST_CASE("a launch shape CUDA refuses is placed by memory alone, not refused by mgbd",

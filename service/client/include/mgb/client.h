@@ -60,8 +60,10 @@ class Client {
   const SessionDetails &session() const;
 
   // Blocks until mgbd placed the task (or the deadline passed: DEADLINE_EXCEEDED).
+  // preferred_pci_bus_id: TaskBeginRequest's (the GPU the process's earlier CUDA objects are on).
   absl::StatusOr<Placement> TaskBegin(uint64_t memory_bytes, const LaunchShape &shape,
-                                      const std::string &label, Deadline deadline = std::nullopt);
+                                      const std::string &label, Deadline deadline = std::nullopt,
+                                      const std::string &preferred_pci_bus_id = "");
   // Blocks until the task's GPU has extra_bytes more for it; returns the new reservation.
   absl::StatusOr<uint64_t> TaskGrow(uint64_t task_id, uint64_t extra_bytes,
                                     Deadline deadline = std::nullopt);

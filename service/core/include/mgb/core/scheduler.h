@@ -149,6 +149,7 @@ struct TaskRequest {
   LaunchShape shape;
   Micros deadline = 0;  // 0 = wait as long as it takes
   std::string label;
+  std::string preferred_pci_bus_id;  // chosen first while it fits (see Choose); empty: none
 };
 
 struct BeginResult {
@@ -296,6 +297,7 @@ class Scheduler {
     Micros deadline = 0;
     uint64_t queue_seq = 0;
     int reserved_gpu = -1;  // sticky reservation while it is the blocked queue head
+    int preferred_gpu = -1;  // TaskRequest::preferred_pci_bus_id's GPU, -1 if none
     uint64_t min_warps = 0;  // mgb-sm: the fewest warps it needs free on any GPU (0 otherwise)
     std::vector<uint16_t> sm_blocks;  // mgb-sm: blocks placed per SM
     uint64_t grow_extra = 0;          // > 0 while a grow waits
