@@ -29,17 +29,5 @@ std::optional<uint64_t> ParseByteSize(const std::string &text) {
   return static_cast<uint64_t>(std::llround(value));
 }
 
-std::string FormatBytes(uint64_t bytes) {
-  static const char *const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, kUnits[u]);
-  return buf;
-}
 
 }  // namespace mgb::cli

@@ -7,10 +7,12 @@
 #include <optional>
 #include <string>
 
+#include "mgb/core/gpu.h"
+
 namespace mgb::cli {
 
 std::optional<uint64_t> ParseByteSize(const std::string &text);
-std::string FormatBytes(uint64_t bytes);  // "1.50 GiB"
+using core::FormatBytes;  // "1.50 GiB" (mgb/core/gpu.h: the core's errors use it too)
 
 }  // namespace mgb::cli
 

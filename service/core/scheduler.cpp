@@ -166,9 +166,11 @@ absl::Status Scheduler::ValidateRequest(const TaskRequest &r) const {
   const uint64_t need = r.memory_bytes + (memory_blind ? 0 : options_.context_reserve_bytes);
   if (r.memory_bytes > max_capacity_ || need > max_capacity_) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "memory_bytes ", r.memory_bytes, " (plus a context reserve of ",
-        memory_blind ? 0 : options_.context_reserve_bytes, ") exceeds the largest GPU's ",
-        max_capacity_, " bytes"));
+        "memory_bytes ", r.memory_bytes, " (", FormatBytes(r.memory_bytes),
+        ") plus a context reserve of ",
+        FormatBytes(memory_blind ? 0 : options_.context_reserve_bytes),
+        " exceeds the largest GPU's ", FormatBytes(max_capacity_), " (", max_capacity_,
+        " bytes)"));
   }
   if (options_.policy.kind == PolicyKind::kMgbSm) {
     bool any = false;

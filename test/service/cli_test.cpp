@@ -156,6 +156,7 @@ TEST_CASE("mgb run: the program sees its GPU, its exit status comes back, the GP
   auto too_big = RunProcess({MGB_CLI, "run", "--mem", "20G", "--", "true"}, env);
   CHECK(too_big.exit_code == 1);
   CHECK_THAT(too_big.err, Catch::Contains("memory_bytes"));
+  CHECK_THAT(too_big.err, Catch::Contains("GiB"));  // sizes for people beside the bytes
   CHECK(RunProcess({MGB_CLI, "run", "--mem", "1G", "--", "/no/such/program"}, env).exit_code == 127);
   auto s = Client::StatusAt(mgbd.socket);
   REQUIRE(s.ok());
