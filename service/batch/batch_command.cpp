@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "gpu_sampler.h"
@@ -73,11 +74,21 @@ Args ParseArgs(int argc, char** argv) {
     } else if (a == "--no-nvml") {
       args.no_nvml = true;
     } else {
+      // --flag VALUE or --flag=VALUE, as every other mgb command takes them.
+      std::optional<std::string> inline_value;
+      if (const size_t eq = a.find('='); a.starts_with("--") && eq != std::string::npos) {
+        inline_value = a.substr(eq + 1);
+        a = a.substr(0, eq);
+      }
       bool known = false;
       for (const char* v : kValued) known |= a == v;
       if (!known) {
         args.error = "unknown argument '" + a + "'";
         return args;
+      }
+      if (inline_value) {
+        args.values[a] = *inline_value;
+        continue;
       }
       if (i + 1 >= argc) {
         args.error = a + " needs a value";

@@ -20,7 +20,8 @@ TEST_CASE("mgb batch runs a job list end to end and writes its JSON", "[batch][c
       {"name": "one", "argv": ["/bin/sh", "-c", "echo 'MGB_RESULT PASS'"], "memory_bytes": 1024},
       {"name": "two", "argv": ["/bin/sh", "-c", "exit 0"]}]})");
   std::string out = dir.Path("out.json");
-  CHECK(Run({"--jobs", jobs, "--out", out, "--workers", "2", "--label", "test", "--no-nvml"}) == 0);
+  // --flag=value as well as --flag value (was "unknown argument '--workers=2'").
+  CHECK(Run({"--jobs=" + jobs, "--out", out, "--workers=2", "--label", "test", "--no-nvml"}) == 0);
   auto doc = nlohmann::json::parse(TempDir::Read(out));
   CHECK(doc["summary"]["succeeded"] == 2);
   CHECK(doc["label"] == "test");
