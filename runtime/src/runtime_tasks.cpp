@@ -126,12 +126,12 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
   auto placed = waits_.Time(WaitClock::kBegin, [&] {
     return client->TaskBegin(asked, asked_shape, site, std::nullopt, preferred_bus_id);
   });
-  if (placed.ok()) placed_any_.store(true);
   if (!placed.ok()) {
     session_.Fail("task at " + site + " (" + std::to_string(asked) +
                   " bytes with the heap and slack) was not placed: " + placed.status().ToString());
     return 0;
   }
+  placed_any_.store(true);
   int device = static_cast<int>(placed->gpu_index);
   cudaError_t found =
       placed->pci_bus_id.empty() ? cudaSuccess : DeviceByBusId(placed->pci_bus_id, &device);

@@ -15,7 +15,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -124,8 +123,13 @@ struct HeldTask {
 // Task ids handed out stay valid across the restart (they are this client's, mapped to mgbd's).
 class GrpcClient final : public Client {
  public:
-  GrpcClient(std::string socket_path, int64_t pid, std::string program)
-      : socket_path_(std::move(socket_path)), pid_(pid), program_(std::move(program)) {}
+  // first_channel: the one Connect found mgbd on, used for the first Attach.
+  GrpcClient(std::shared_ptr<grpc::Channel> first_channel, std::string socket_path, int64_t pid,
+             std::string program)
+      : first_channel_(std::move(first_channel)),
+        socket_path_(std::move(socket_path)),
+        pid_(pid),
+        program_(std::move(program)) {}
 
   ~GrpcClient() override {
     {
@@ -260,7 +264,9 @@ class GrpcClient final : public Client {
     bool attached_once = false;
     for (;;) {
       auto connection = std::make_shared<Connection>();
-      connection->channel = ChannelTo(socket_path_);
+      connection->channel =
+          first_channel_ != nullptr ? std::move(first_channel_) : ChannelTo(socket_path_);
+      first_channel_ = nullptr;
       connection->stub = v1::Scheduler::NewStub(connection->channel);
       v1::AttachRequest request;
       request.set_pid(pid_);
@@ -321,9 +327,7 @@ class GrpcClient final : public Client {
         cv_.notify_all();
         return;
       }
-      if (connection->generation == generation_ && connection->generation != 0 &&
-          !reported_loss_of_.count(connection->generation)) {
-        reported_loss_of_.insert(connection->generation);
+      if (connection->generation != 0) {  // this attempt had a session: report its loss once
         std::fprintf(stderr,
                      "mgb: %s lost mgbd at %s (%s); keeping the %zu tasks it holds and reconnecting\n",
                      program_.c_str(), socket_path_.c_str(), status.error_message().c_str(),
@@ -386,6 +390,7 @@ class GrpcClient final : public Client {
     return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
   }
 
+  std::shared_ptr<grpc::Channel> first_channel_;  // the reader thread's, until its first Attach
   const std::string socket_path_;
   const int64_t pid_;
   const std::string program_;
@@ -398,7 +403,6 @@ class GrpcClient final : public Client {
   bool closing_ = false;
   bool failed_ = false;  // the first Attach failed: there is no session to keep
   grpc::Status first_failure_;
-  std::set<uint64_t> reported_loss_of_;
   std::map<uint64_t, HeldTask> held_;  // by this client's task id
   uint64_t last_local_ = 0;
   SessionDetails session_;  // written once, before Open returns
@@ -415,7 +419,7 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Connect(const std::string &socke
   BlockSignals block;
   std::shared_ptr<grpc::Channel> channel = ChannelTo(socket_path);
   if (absl::Status st = WaitConnected(*channel, socket_path, connect_timeout); !st.ok()) return st;
-  auto client = std::make_unique<GrpcClient>(socket_path, pid, program);
+  auto client = std::make_unique<GrpcClient>(std::move(channel), socket_path, pid, program);
   if (absl::Status st = client->Open(connect_timeout); !st.ok()) return st;
   return std::unique_ptr<Client>(std::move(client));
 }

@@ -232,16 +232,7 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
   if (absl::Status st = ValidateRequest(request); !st.ok()) return st;
   Session &s = sit->second;
 
-  Task t;
-  t.session = session;
-  t.memory = request.memory_bytes;
-  t.shape = request.shape;
-  t.label = request.label;
-  t.since = now;
-  t.deadline = request.deadline;
-  for (int g = 0; g < gpu_count() && !request.preferred_pci_bus_id.empty(); ++g) {
-    if (SamePciBusId(gpus_[g].spec.pci_bus_id, request.preferred_pci_bus_id)) t.preferred_gpu = g;
-  }
+  Task t = TaskFrom(session, request, now);
   std::vector<bool> excluded(gpus_.size(), false);
   if (head_gpu_ >= 0) excluded[head_gpu_] = true;
   Fit fit = now < hold_until_ ? Fit{}
@@ -250,9 +241,8 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
   if (fit.gpu < 0 && t.deadline != 0 && t.deadline <= now) {
     return absl::DeadlineExceededError("deadline_unix_ms: passed before a GPU had room");
   }
-  const TaskId id = next_task_++;
-  Task &stored = tasks_.emplace(id, std::move(t)).first->second;
-  s.tasks.insert(id);
+  const TaskId id = AddTask(s, std::move(t));
+  Task &stored = tasks_.at(id);
   if (fit.gpu >= 0) {
     Place(id, stored, std::move(fit), now);
     FailHopelessGrows(now);  // its context reserve may take the room waiting grows need
@@ -277,21 +267,35 @@ absl::StatusOr<TaskId> Scheduler::RestoreTask(SessionId session, int gpu,
         absl::StrCat("restore.gpu_index: GPU ", gpu, " is not in this mgbd's inventory"));
   }
   if (absl::Status st = ValidateRequest(request); !st.ok()) return st;
+  Fit fit{gpu, {}};
+  if (options_.policy.kind == PolicyKind::kMgbSm) {
+    std::optional<std::vector<uint16_t>> blocks = FitSms(gpus_[gpu], request.shape);
+    fit.sm_blocks = blocks ? std::move(*blocks) : std::vector<uint16_t>(gpus_[gpu].spec.sms, 0);
+  }
+  const TaskId id = AddTask(sit->second, TaskFrom(session, request, now));
+  Place(id, tasks_.at(id), std::move(fit), now);
+  return id;
+}
+
+Scheduler::Task Scheduler::TaskFrom(SessionId session, const TaskRequest &request,
+                                    Micros now) const {
   Task t;
   t.session = session;
   t.memory = request.memory_bytes;
   t.shape = request.shape;
   t.label = request.label;
   t.since = now;
-  Fit fit{gpu, {}};
-  if (options_.policy.kind == PolicyKind::kMgbSm) {
-    std::optional<std::vector<uint16_t>> blocks = FitSms(gpus_[gpu], t.shape);
-    fit.sm_blocks = blocks ? std::move(*blocks) : std::vector<uint16_t>(gpus_[gpu].spec.sms, 0);
+  t.deadline = request.deadline;
+  for (int g = 0; g < gpu_count() && !request.preferred_pci_bus_id.empty(); ++g) {
+    if (SamePciBusId(gpus_[g].spec.pci_bus_id, request.preferred_pci_bus_id)) t.preferred_gpu = g;
   }
+  return t;
+}
+
+TaskId Scheduler::AddTask(Session &s, Task t) {
   const TaskId id = next_task_++;
-  Task &stored = tasks_.emplace(id, std::move(t)).first->second;
-  sit->second.tasks.insert(id);
-  Place(id, stored, std::move(fit), now);
+  tasks_.emplace(id, std::move(t));
+  s.tasks.insert(id);
   return id;
 }
 

@@ -358,6 +358,10 @@ class Scheduler {
   OpenRoom RoomForUnpinned(const std::vector<bool> &excluded, const Shadow &shadow) const;
   uint64_t MinWarps(const LaunchShape &shape) const;
 
+  // A task as a request describes it (its preferred GPU found), not yet stored or placed.
+  Task TaskFrom(SessionId session, const TaskRequest &request, Micros now) const;
+  // Stores t under a new id among the session's tasks; returns the id.
+  TaskId AddTask(Session &s, Task t);
   void Place(TaskId id, Task &t, Fit fit, Micros now);
   static absl::Status ValidateShape(const LaunchShape &shape);
   // mgb-sm's per-SM accounting of a placed task: charge its blocks per SM, or give them back.
