@@ -117,6 +117,17 @@ struct HeldTask {
   std::string label;
 };
 
+// A TaskEnd on its way: kept alive by its callback until mgbd answered.
+struct EndCall {
+  std::shared_ptr<Connection> connection;
+  grpc::ClientContext context;
+  v1::TaskEndRequest request;
+  v1::TaskEndReply reply;
+};
+
+// How long a release may take before its call gives up (the session's end releases it anyway).
+constexpr std::chrono::seconds kEndPatience(10);
+
 // The session survives mgbd restarts: when the Attach stream breaks, the reader thread keeps
 // what the program holds, reconnects with backoff, and re-registers the held tasks (their GPUs
 // and reservations) in the new Attach; calls made meanwhile wait for it (MGB_RECONNECT_SECONDS).
@@ -132,6 +143,7 @@ class GrpcClient final : public Client {
         program_(std::move(program)) {}
 
   ~GrpcClient() override {
+    Flush();  // the answers' callbacks use this object (each call has a deadline)
     {
       std::lock_guard<std::mutex> lock(mu_);
       closing_ = true;
@@ -223,30 +235,37 @@ class GrpcClient final : public Client {
     return reply.warps();
   }
 
+  // Sends the release and returns: the program goes on while it reaches mgbd (one round trip per
+  // decision, the TaskBegin's). Flush() waits for the answers; a refusal is printed.
   absl::Status End(uint64_t task_id) {
-    HeldTask task;
-    std::shared_ptr<Connection> connection;
+    auto call = std::make_shared<EndCall>();
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = held_.find(task_id);
       if (it == held_.end()) return UnknownTask(task_id);
-      task = it->second;
+      const uint64_t server_id = it->second.server_id;
       held_.erase(it);  // from now on never restored
-      connection = current_;
+      // Without mgbd (or unknown to this one) there is nothing to release: it is not re-registered.
+      if (current_ == nullptr || server_id == 0) return absl::OkStatus();
+      call->connection = current_;
+      call->request.set_session_id(current_->session_id);
+      call->request.set_task_id(server_id);
+      call->context.set_deadline(std::chrono::system_clock::now() + kEndPatience);
+      ends_in_flight_[task_id] = call;
     }
-    // Without mgbd (or unknown to this one) there is nothing to release: it is not re-registered.
-    if (connection == nullptr || task.server_id == 0) return absl::OkStatus();
-    v1::TaskEndRequest request;
-    request.set_session_id(connection->session_id);
-    request.set_task_id(task.server_id);
-    grpc::ClientContext context;
-    v1::TaskEndReply reply;
-    grpc::Status st = connection->stub->TaskEnd(&context, request, &reply);
-    if (!st.ok() && LostSince(connection->generation)) return absl::OkStatus();
-    return FromGrpc(st);
+    call->connection->stub->async()->TaskEnd(
+        &call->context, &call->request, &call->reply,
+        [this, call, task_id](grpc::Status st) { EndAnswered(task_id, *call, st); });
+    return absl::OkStatus();
+  }
+
+  void Flush() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return ends_in_flight_.empty(); });
   }
 
   absl::StatusOr<v1::StatusReply> Snapshot() {
+    Flush();  // the program's own releases show in what it reads
     v1::StatusReply reply;
     grpc::Status st = Call(std::nullopt, [&](Connection &c) {
       grpc::ClientContext context;
@@ -362,6 +381,20 @@ class GrpcClient final : public Client {
     }
   }
 
+  // On a gRPC thread: never blocks. A lost session released the task anyway.
+  void EndAnswered(uint64_t task_id, const EndCall &call, const grpc::Status &st) {
+    if (!st.ok() && st.error_code() != grpc::StatusCode::UNAVAILABLE &&
+        st.error_code() != grpc::StatusCode::CANCELLED) {
+      std::fprintf(stderr, "mgb: %s: mgbd did not end task %llu (its task %llu): %s\n",
+                   program_.c_str(), static_cast<unsigned long long>(task_id),
+                   static_cast<unsigned long long>(call.request.task_id()),
+                   st.error_message().c_str());
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    ends_in_flight_.erase(task_id);
+    cv_.notify_all();
+  }
+
   // Whether the session of `generation` broke (waiting a moment for the reader to notice).
   bool LostSince(uint64_t generation) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -404,6 +437,7 @@ class GrpcClient final : public Client {
   bool failed_ = false;  // the first Attach failed: there is no session to keep
   grpc::Status first_failure_;
   std::map<uint64_t, HeldTask> held_;  // by this client's task id
+  std::map<uint64_t, std::shared_ptr<EndCall>> ends_in_flight_;  // by this client's task id
   uint64_t last_local_ = 0;
   SessionDetails session_;  // written once, before Open returns
 };
@@ -448,6 +482,8 @@ absl::StatusOr<uint64_t> Client::TaskLaunch(uint64_t task_id, const LaunchShape 
 }
 
 absl::Status Client::TaskEnd(uint64_t task_id) { return Impl(this).End(task_id); }
+
+void Client::Flush() { Impl(this).Flush(); }
 
 absl::StatusOr<v1::StatusReply> Client::Status() { return Impl(this).Snapshot(); }
 

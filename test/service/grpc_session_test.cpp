@@ -59,7 +59,8 @@ TEST_CASE("a session places, ends, and its end releases what it held", "[grpc]")
   REQUIRE(status.tasks_size() == 1);
   CHECK(status.tasks(0).session_id() != client->session().session_id);  // the secret stays secret
   REQUIRE(client->TaskUsage(placed->task_id, 3 * kGiB).ok());
-  REQUIRE(client->TaskEnd(placed->task_id).ok());
+  REQUIRE(client->TaskEnd(placed->task_id).ok());  // sent, not waited for
+  client->Flush();                                  // mgbd has it now
   CHECK(StatusOf(*d).gpus(placed->gpu_index).memory_reserved() == kGiB);  // the context stays
   auto held = client->TaskBegin(2 * kGiB, LaunchShape{}, "held");
   REQUIRE(held.ok());
@@ -143,7 +144,24 @@ TEST_CASE("two grows into each other's room: the later is refused, the first wai
   CHECK(*a_grow == 12 * kGiB);
   CHECK(StatusOf(*d).gpus(0).memory_reserved() == 12 * kGiB);
   REQUIRE(a->TaskEnd(ta.task_id).ok());
+  a->Flush();
   CHECK(StatusOf(*d).gpus(0).memory_reserved() == 0);
+}
+
+TEST_CASE("a release sent without waiting frees the GPU for the program's next task", "[grpc]") {
+  // Each task takes most of the only GPU: the next TaskBegin is placed only once the TaskEnd sent
+  // just before it reached mgbd, whichever of the two mgbd reads first.
+  auto d = StartDaemon(1, 16 * kGiB);
+  auto client = Connect(*d);
+  for (int i = 0; i < 200; ++i) {
+    auto placed = client->TaskBegin(12 * kGiB, LaunchShape{}, "big",
+                                    std::chrono::system_clock::now() + std::chrono::seconds(5));
+    REQUIRE(placed.ok());
+    REQUIRE(client->TaskEnd(placed->task_id).ok());
+  }
+  client->Flush();
+  CHECK(StatusOf(*d).gpus(0).memory_reserved() == 0);
+  CHECK(client->TaskEnd(1).code() == absl::StatusCode::kNotFound);  // ended already
 }
 
 TEST_CASE("Watch streams scheduling events", "[grpc]") {

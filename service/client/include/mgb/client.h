@@ -71,7 +71,11 @@ class Client {
   // The task launched `shape`; mgbd counts it if it is wider than the task's. Returns the warps
   // mgbd counts for the task.
   absl::StatusOr<uint64_t> TaskLaunch(uint64_t task_id, const LaunchShape &shape);
+  // Releases the task without waiting for mgbd's answer (a decision costs one round trip: the
+  // TaskBegin); NOT_FOUND for a task this client does not hold. mgbd's rare refusal is printed.
   absl::Status TaskEnd(uint64_t task_id);
+  // Waits until mgbd has answered every TaskEnd sent so far (Status() and the destructor do).
+  void Flush();
 
   absl::StatusOr<v1::StatusReply> Status();
 
