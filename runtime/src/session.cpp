@@ -7,6 +7,9 @@
 #include <cstring>
 #include <fstream>
 #include <initializer_list>
+#include <optional>
+
+#include "mgb/core/byte_size.h"
 
 namespace mgb::runtime {
 namespace {
@@ -25,17 +28,19 @@ std::string ProgramName() {
   return "program";
 }
 
-// A whole number of MiB >= 0 from the variable into `bytes`; unset keeps the default, a bad
-// value is reported and ignored.
+// A size from the variable into `bytes`: a bare number is MiB (the variables end in _MB), else
+// a size as on mgb's command lines ("512K", "2G"); unset keeps the default, a bad value is
+// reported and ignored.
 void MegabytesFromEnvironment(const char *name, size_t &bytes) {
   const char *value = std::getenv(name);
   if (value == nullptr) return;
-  char *end = nullptr;
-  long long mb = std::strtoll(value, &end, 10);
-  if (end != value && *end == '\0' && mb >= 0 && mb < (1LL << 40)) {
-    bytes = static_cast<size_t>(mb) << 20;
+  const std::string text = value;
+  const bool bare = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  std::optional<uint64_t> parsed = core::ParseByteSize(bare ? text + "M" : text);
+  if (parsed && *parsed < (uint64_t{1} << 60)) {
+    bytes = static_cast<size_t>(*parsed);
   } else {
-    std::fprintf(stderr, "mgb: %s=%s is not a whole number of MiB from 0 to 2^40-1: ignored\n",
+    std::fprintf(stderr, "mgb: %s=%s is not a size (a number of MiB, or e.g. 512K, 2G): ignored\n",
                  name, value);
   }
 }

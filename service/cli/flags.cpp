@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cstdio>
 
-#include "byte_size.h"
+#include "mgb/core/byte_size.h"
 
 namespace mgb::cli {
 
@@ -42,7 +42,7 @@ void FlagParser::Int(std::string name, int64_t *out, std::string help) {
 void FlagParser::Size(std::string name, uint64_t *out, std::string help) {
   flags_.push_back({std::move(name), std::move(help), "SIZE", true,
                     [out](const std::string &v) -> std::optional<std::string> {
-                      std::optional<uint64_t> bytes = ParseByteSize(v);
+                      std::optional<uint64_t> bytes = core::ParseByteSize(v);
                       if (!bytes) {
                         return "expects a size like 512M, 10G, 100GiB or a byte count, got '" +
                                v + "'";

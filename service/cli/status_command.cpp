@@ -1,9 +1,10 @@
-// mgb status [--json] [--socket PATH]: what mgbd holds, per GPU, and its queue.
+// mgb status [--json] [--socket PATH]: what mgbd holds, per GPU and per task, and its queue.
+#include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "byte_size.h"
+#include "mgb/core/byte_size.h"
 #include "commands.h"
 #include "flags.h"
 #include "mgb.pb.h"
@@ -17,7 +18,7 @@ nlohmann::json TaskJson(const v1::TaskStatus &t) {
           {"pid", t.pid()},                 {"program", t.program()},
           {"label", t.label()},             {"memory_bytes", t.memory_bytes()},
           {"warps", t.warps()},             {"gpu_index", t.gpu_index()},
-          {"since_unix_ms", t.since_unix_ms()}};
+          {"since_unix_ms", t.since_unix_ms()}, {"allocated_bytes", t.allocated_bytes()}};
 }
 
 void PrintJson(const v1::StatusReply &s) {
@@ -50,6 +51,31 @@ void PrintJson(const v1::StatusReply &s) {
   std::printf("%s\n", doc.dump(2).c_str());
 }
 
+// A column's text, cut to width with "~" marking the cut (a path keeps its end: the file name).
+std::string Clip(const std::string &text, size_t width) {
+  if (text.empty()) return "-";
+  if (text.size() <= width) return text;
+  return "~" + text.substr(text.size() - (width - 1));
+}
+
+// "850 ms", "12.3 s", "4 min 05 s", "2 h 07 min".
+std::string FormatAge(int64_t ms) {
+  char text[32];
+  if (ms < 0) ms = 0;
+  if (ms < 1000) {
+    std::snprintf(text, sizeof text, "%lld ms", static_cast<long long>(ms));
+  } else if (ms < 60'000) {
+    std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms) / 1000);
+  } else if (ms < 3'600'000) {
+    std::snprintf(text, sizeof text, "%lld min %02lld s", static_cast<long long>(ms / 60'000),
+                  static_cast<long long>(ms / 1000 % 60));
+  } else {
+    std::snprintf(text, sizeof text, "%lld h %02lld min", static_cast<long long>(ms / 3'600'000),
+                  static_cast<long long>(ms / 60'000 % 60));
+  }
+  return text;
+}
+
 void PrintTable(const v1::StatusReply &s) {
   std::printf("policy %s, %u sessions, %d running, %d waiting, %llu decisions\n\n",
               s.policy().c_str(), s.sessions(), s.tasks_size(), s.waiting_size(),
@@ -59,16 +85,34 @@ void PrintTable(const v1::StatusReply &s) {
   for (const v1::GpuStatus &g : s.gpus()) {
     const std::string warps = std::to_string(g.warps_in_use()) + "/" + std::to_string(g.warp_capacity());
     std::printf("%-3u %-24s %12s %12s %12s %12s %15s %5u %8u\n", g.index(), g.name().c_str(),
-                FormatBytes(g.memory_total()).c_str(), FormatBytes(g.memory_reserved()).c_str(),
-                FormatBytes(g.memory_used()).c_str(), FormatBytes(g.memory_available()).c_str(),
+                core::FormatBytes(g.memory_total()).c_str(), core::FormatBytes(g.memory_reserved()).c_str(),
+                core::FormatBytes(g.memory_used()).c_str(), core::FormatBytes(g.memory_available()).c_str(),
                 warps.c_str(), g.tasks(), g.sessions());
   }
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch()).count();
+  if (s.tasks_size() > 0) {
+    std::printf("\nrunning:\n%-8s %-3s %-8s %-20s %-20s %12s %12s %7s %9s\n", "TASK", "GPU", "PID",
+                "PROGRAM", "LABEL", "RESERVED", "ALLOCATED", "WARPS", "AGE");
+    for (const v1::TaskStatus &t : s.tasks()) {
+      std::printf("%-8llu %-3d %-8lld %-20s %-20s %12s %12s %7llu %9s\n",
+                  static_cast<unsigned long long>(t.task_id()), t.gpu_index(),
+                  static_cast<long long>(t.pid()), Clip(t.program(), 20).c_str(),
+                  Clip(t.label(), 20).c_str(), core::FormatBytes(t.memory_bytes()).c_str(),
+                  t.allocated_bytes() > 0 ? core::FormatBytes(t.allocated_bytes()).c_str() : "-",
+                  static_cast<unsigned long long>(t.warps()),
+                  FormatAge(now_ms - t.since_unix_ms()).c_str());
+    }
+  }
   if (s.waiting_size() > 0) {
-    std::printf("\nwaiting (oldest first):\n");
+    std::printf("\nwaiting (oldest first):\n%-8s %-8s %-20s %-20s %12s %9s\n", "TASK", "PID",
+                "PROGRAM", "LABEL", "NEEDS", "WAITING");
     for (const v1::TaskStatus &t : s.waiting()) {
-      std::printf("  task %llu pid %lld %s %s needs %s\n",
+      std::printf("%-8llu %-8lld %-20s %-20s %12s %9s\n",
                   static_cast<unsigned long long>(t.task_id()), static_cast<long long>(t.pid()),
-                  t.program().c_str(), t.label().c_str(), FormatBytes(t.memory_bytes()).c_str());
+                  Clip(t.program(), 20).c_str(), Clip(t.label(), 20).c_str(),
+                  core::FormatBytes(t.memory_bytes()).c_str(),
+                  FormatAge(now_ms - t.since_unix_ms()).c_str());
     }
   }
 }
@@ -80,7 +124,9 @@ int RunStatusCommand(int argc, char **argv) {
   std::string socket = SocketFromEnvironment();
   FlagParser flags(argv[0], "mgb status [--json] [--socket PATH]\n\n"
                             "Shows each GPU's memory (total, reserved, used, available), warps in use,\n"
-                            "tasks and sessions, and the tasks waiting for a GPU.");
+                            "tasks and sessions; each running task (GPU, pid, program, label, reserved\n"
+                            "and allocated memory, warps, age); and the tasks waiting for a GPU (what\n"
+                            "they need, for how long), oldest first.");
   flags.Bool("json", &json, "print JSON (byte and count fields are integers)");
   flags.String("socket", &socket, "mgbd's socket (default: $MGB_SOCKET or /tmp/mgbd.sock)");
   if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;

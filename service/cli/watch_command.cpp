@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "byte_size.h"
+#include "mgb/core/byte_size.h"
 #include "commands.h"
 #include "flags.h"
 #include "mgb.pb.h"
@@ -28,7 +28,7 @@ int RunWatchCommand(int argc, char **argv) {
     std::printf("%lld %-15s session %s pid %lld task %llu gpu %d memory %s warps %llu\n",
                 static_cast<long long>(e.unix_ms()), kind.c_str(), e.session_id().c_str(),
                 static_cast<long long>(e.pid()), static_cast<unsigned long long>(e.task_id()),
-                e.gpu_index(), FormatBytes(e.memory_bytes()).c_str(),
+                e.gpu_index(), core::FormatBytes(e.memory_bytes()).c_str(),
                 static_cast<unsigned long long>(e.warps()));
     std::fflush(stdout);
     return count == 0 || ++seen < count;

@@ -881,7 +881,8 @@ Snapshot Scheduler::Status() const {
   }
   auto describe = [&](TaskId id, const Task &t) {
     const Session &s = sessions_.at(t.session);
-    return TaskSnapshot{id, t.session, s.pid, s.program, t.label, t.memory, t.warps, t.gpu, t.since};
+    return TaskSnapshot{id,      t.session, s.pid,   s.program, t.label,
+                        t.memory, t.warps,  t.gpu,   t.since,   t.allocated};
   };
   std::vector<std::pair<TaskId, const Task *>> running;
   for (const auto &[id, t] : tasks_) {

@@ -20,6 +20,7 @@ void FillTask(const core::TaskSnapshot &t, v1::TaskStatus *out) {
   out->set_warps(t.warps);
   out->set_gpu_index(t.gpu);
   out->set_since_unix_ms(t.since / 1000);
+  out->set_allocated_bytes(t.allocated_bytes);
 }
 
 v1::Event::Kind KindOf(core::EventKind kind) {
@@ -111,6 +112,14 @@ v1::Event ToProto(const core::Event &event, int64_t pid) {
   out.set_memory_bytes(event.memory_bytes);
   out.set_warps(event.warps);
   return out;
+}
+
+void FillPlacement(v1::TaskBeginReply *reply, core::TaskId task, int gpu, const core::GpuSpec &spec) {
+  reply->set_task_id(task);
+  reply->set_gpu_index(static_cast<uint32_t>(gpu));
+  reply->set_gpu_name(spec.name);
+  reply->set_gpu_uuid(spec.uuid);
+  reply->set_pci_bus_id(spec.pci_bus_id);
 }
 
 }  // namespace mgb::server

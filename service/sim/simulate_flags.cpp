@@ -8,6 +8,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "mgb/core/byte_size.h"
 
 namespace mgb::sim {
 
@@ -58,38 +59,8 @@ Exit status: 0 success, 1 a check failed, 2 bad usage or input.
 )";
 
 absl::StatusOr<uint64_t> ParseBytes(const std::string& text) {
-  size_t unit_at = 0;
-  while (unit_at < text.size() && (std::isdigit(static_cast<unsigned char>(text[unit_at])) ||
-                                   text[unit_at] == '.')) {
-    ++unit_at;
-  }
-  double value = 0;
-  if (unit_at == 0 || !absl::SimpleAtod(text.substr(0, unit_at), &value)) {
-    return absl::InvalidArgumentError("not a size: \"" + text + "\" (e.g. 512M, 80G, 141GiB)");
-  }
-  std::string unit = text.substr(unit_at);
-  if (unit.size() == 3 && (unit[1] == 'i' || unit[1] == 'I') && (unit[2] == 'B' || unit[2] == 'b')) {
-    unit = unit.substr(0, 1);
-  } else if (unit.size() == 2 && (unit[1] == 'B' || unit[1] == 'b')) {
-    unit = unit.substr(0, 1);
-  }
-  double scale = 1;
-  if (unit.empty() || unit == "B" || unit == "b") {
-    scale = 1;
-  } else if (unit == "K" || unit == "k") {
-    scale = 0x1p10;
-  } else if (unit == "M" || unit == "m") {
-    scale = 0x1p20;
-  } else if (unit == "G" || unit == "g") {
-    scale = 0x1p30;
-  } else if (unit == "T" || unit == "t") {
-    scale = 0x1p40;
-  } else {
-    return absl::InvalidArgumentError("unknown size unit in \"" + text + "\" (use K, M, G, T)");
-  }
-  const double bytes = value * scale;
-  if (!(bytes >= 0) || bytes > 1.8e19) return absl::InvalidArgumentError("size out of range: " + text);
-  return static_cast<uint64_t>(std::llround(bytes));
+  if (std::optional<uint64_t> bytes = core::ParseByteSize(text)) return *bytes;
+  return absl::InvalidArgumentError("not a size: \"" + text + "\" (e.g. 512M, 80G, 141GiB)");
 }
 
 namespace {

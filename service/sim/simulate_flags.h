@@ -48,7 +48,7 @@ inline constexpr uint64_t kH200MemoryBytes = uint64_t{143771} << 20;
 // Errors name the flag; argv[0] is skipped.
 absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv);
 
-// "512M", "10G", "141GiB", "1.5T", plain bytes; K/M/G/T are binary (as nvidia-smi's MiB).
+// core::ParseByteSize with an error that shows what a size looks like.
 absl::StatusOr<uint64_t> ParseBytes(const std::string& text);
 
 extern const char kSimulateUsage[];

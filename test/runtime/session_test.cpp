@@ -134,8 +134,10 @@ void CheckMegabytes(const char *name, size_t mgb::runtime::SessionConfig::*field
   CHECK(mgb::runtime::SessionConfig::FromEnvironment().*field == default_bytes);
   setenv(name, "0", 1);
   CHECK(mgb::runtime::SessionConfig::FromEnvironment().*field == 0);
-  setenv(name, "1024", 1);
+  setenv(name, "1024", 1);  // a bare number is MiB
   CHECK(mgb::runtime::SessionConfig::FromEnvironment().*field == (size_t(1) << 30));
+  setenv(name, "512K", 1);  // or a size as on mgb's command lines
+  CHECK(mgb::runtime::SessionConfig::FromEnvironment().*field == (size_t(512) << 10));
   setenv(name, bad, 1);  // ignored, with a message
   CHECK(mgb::runtime::SessionConfig::FromEnvironment().*field == default_bytes);
   unsetenv(name);

@@ -139,6 +139,40 @@ TEST_CASE("mgb status --json: integers for bytes and counts", "[cli]") {
   CHECK_THAT(table.out, Catch::Contains("16.00 GiB") && Catch::Contains("g1"));
 }
 
+TEST_CASE("mgb status lists running tasks (reserved, allocated, age) and waiting ones", "[cli]") {
+  MgbdProcess mgbd(1);
+  auto holder = Client::Connect(mgbd.socket, getpid(), "/opt/app/bin/trainer");
+  REQUIRE(holder.ok());
+  auto held = (*holder)->TaskBegin(10 * kGiB, LaunchShape{{64, 1, 1}, {256, 1, 1}}, "epoch-1");
+  REQUIRE(held.ok());
+  REQUIRE((*holder)->TaskUsage(held->task_id, 3 * kGiB).ok());
+  auto waiter = Client::Connect(mgbd.socket, getpid(), "solver");
+  REQUIRE(waiter.ok());
+  std::thread waiting([&] {  // 8 GiB does not fit beside 10 GiB on the 16 GiB GPU: it waits
+    (void)(*waiter)->TaskBegin(8 * kGiB, LaunchShape{}, "big-step",
+                               std::chrono::system_clock::now() + std::chrono::milliseconds(1500));
+  });
+  WaitFor([&] { auto st = Client::StatusAt(mgbd.socket); return st.ok() && st->waiting_size() == 1; },
+          std::chrono::seconds(1));
+  auto table = RunProcess({MGB_CLI, "status", "--socket", mgbd.socket});
+  auto json = RunProcess({MGB_CLI, "status", "--json", "--socket", mgbd.socket});
+  waiting.join();
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("running:") && Catch::Contains("ALLOCATED") &&
+                            Catch::Contains("trainer") && Catch::Contains("epoch-1") &&
+                            Catch::Contains("10.00 GiB") && Catch::Contains("3.00 GiB"));
+  CHECK_THAT(table.out, Catch::Contains("waiting (oldest first):") && Catch::Contains("solver") &&
+                            Catch::Contains("big-step") && Catch::Contains("8.00 GiB"));
+  CHECK_THAT(table.out, Catch::Matches("(.|\n)*[0-9] (ms|s)\n(.|\n)*"));  // ages
+  REQUIRE(json.exit_code == 0);
+  auto doc = nlohmann::json::parse(json.out);
+  REQUIRE(doc["running_tasks"].size() == 1);
+  CHECK(doc["running_tasks"][0]["allocated_bytes"] == 3 * kGiB);
+  CHECK(doc["running_tasks"][0]["memory_bytes"] == 10 * kGiB);
+  REQUIRE(doc["waiting_tasks"].size() == 1);
+  CHECK(doc["waiting_tasks"][0]["label"] == "big-step");
+}
+
 TEST_CASE("mgb run: the program sees its GPU, its exit status comes back, the GPU is released",
           "[cli]") {
   MgbdProcess mgbd;

@@ -1,13 +1,13 @@
 // Byte sizes and the flag parser shared by mgbd and mgb.
 #include <catch2/catch.hpp>
 
-#include "byte_size.h"
+#include "mgb/core/byte_size.h"
 #include "flags.h"
 
 namespace mgb::test {
 
 TEST_CASE("byte sizes", "[flags]") {
-  using cli::ParseByteSize;
+  using core::ParseByteSize;
   CHECK(ParseByteSize("4096") == 4096u);
   CHECK(ParseByteSize("512M") == 512ull << 20);
   CHECK(ParseByteSize("10G") == 10ull << 30);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include "mgb/core/byte_size.h"
+
 namespace mgb::core {
 
 // Per-SM hardware limits. Defaults are Hopper's (H100/H200, compute capability 9.0).
@@ -27,20 +29,6 @@ struct GpuSpec {
 
   uint64_t warp_capacity() const { return uint64_t{sms} * sm.max_warps; }
 };
-
-// Bytes for people: "1.50 GiB", "528.00 MiB", "4096 B" (binary units). Errors and displays.
-inline std::string FormatBytes(uint64_t bytes) {
-  static const char *const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, kUnits[u]);
-  return buf;
-}
 
 // Products saturate instead of wrapping: a grid of 2^32 x 2^32 x 2^32 blocks must not count as few.
 inline uint64_t SaturatingMul(uint64_t a, uint64_t b) {

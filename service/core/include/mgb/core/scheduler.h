@@ -182,6 +182,7 @@ struct TaskSnapshot {
   uint64_t warps = 0;
   int gpu = -1;
   Micros since = 0;
+  uint64_t allocated_bytes = 0;  // as last reported through TaskUsage (0: never reported)
 };
 
 struct Snapshot {
