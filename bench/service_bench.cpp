@@ -1,7 +1,8 @@
 // mgb_service_bench: the scheduler's speed and memory, measured (results in docs/service.md).
 //   core:    decisions per second of core::Scheduler alone (64 H200-sized GPUs), and the cost of
 //            a release event with 10,000 tasks waiting that cannot fit
-//   grpc:    decision latency (TaskBegin, then TaskEnd sent without waiting) p50/p99 with 1 and
+//   grpc:    decision latency (TaskBegin, then TaskEnd sent without waiting; on the fast lane, or
+//            by gRPC calls with MGB_FAST_LANE=0) p50/p99 with 1 and
 //            64 concurrent clients against a real mgbd process over its Unix socket, decisions
 //            per second, and CPU microseconds per decision in mgbd and in the clients; each
 //            setting is repeated (--repeats) and summarised as min / median
@@ -184,6 +185,12 @@ double OwnCpuMicros() {
   return us(usage.ru_utime) + us(usage.ru_stime);
 }
 
+// What carries TaskBegin and TaskEnd: the fast lane, unless MGB_FAST_LANE=0 (then gRPC calls).
+const char *Transport() {
+  const char *env = std::getenv("MGB_FAST_LANE");
+  return env != nullptr && std::string(env) == "0" ? "grpc" : "lane";
+}
+
 struct RoundTrips {
   double p50_us = 0, p99_us = 0, decisions_per_s = 0, mgbd_cpu_us = 0, client_cpu_us = 0;
 };
@@ -231,9 +238,9 @@ RoundTrips BenchRoundTrip(const std::string &mgbd_binary, int clients, int itera
   r.decisions_per_s = decisions / secs;
   r.mgbd_cpu_us = (mgbd.CpuMicros() - mgbd_cpu) / decisions;
   r.client_cpu_us = (OwnCpuMicros() - own_cpu) / decisions;
-  std::printf("grpc %s %2d client%s: decision p50 %.0f us, p99 %.0f us; %zu decisions in %.2f s = "
+  std::printf("%s %s %2d client%s: decision p50 %.0f us, p99 %.0f us; %zu decisions in %.2f s = "
               "%.0f decisions/s; CPU per decision: mgbd %.1f us, clients %.1f us\n",
-              end_waits ? "end-waits" : "end-async", clients, clients == 1 ? " " : "s", r.p50_us,
+              Transport(), end_waits ? "end-waits" : "end-async", clients, clients == 1 ? " " : "s", r.p50_us,
               r.p99_us, all.size(), secs,
               r.decisions_per_s, r.mgbd_cpu_us, r.client_cpu_us);
   return r;
@@ -280,10 +287,10 @@ void BenchRoundTrips(const std::string &mgbd_binary, int clients, int iterations
     mgbd_cpu.push_back(r.mgbd_cpu_us);
     client_cpu.push_back(r.client_cpu_us);
   }
-  std::printf("grpc %s %2d client%s over %d runs (min / median): p50 %.0f / %.0f us, p99 %.0f / %.0f "
+  std::printf("%s %s %2d client%s over %d runs (min / median): p50 %.0f / %.0f us, p99 %.0f / %.0f "
               "us; decisions/s (max / median) %.0f / %.0f; CPU per decision mgbd %.1f / %.1f us, "
               "clients %.1f / %.1f us\n",
-              end_waits ? "end-waits" : "end-async", clients, clients == 1 ? " " : "s", repeats,
+              Transport(), end_waits ? "end-waits" : "end-async", clients, clients == 1 ? " " : "s", repeats,
               Min(p50), Median(p50), Min(p99),
               Median(p99), Max(rate), Median(rate), Min(mgbd_cpu), Median(mgbd_cpu),
               Min(client_cpu), Median(client_cpu));

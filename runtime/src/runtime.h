@@ -49,6 +49,8 @@ class Runtime {
   mgb_task TaskBegin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block, const void *kernel,
                      const char *site);
   void TaskEnd(mgb_task task);
+  // Waits until mgbd has every release sent so far (TaskEnd does not wait for mgbd's answer).
+  void FlushReleases();
 
   // ---- memory
   cudaError_t Malloc(void **ptr, size_t bytes);

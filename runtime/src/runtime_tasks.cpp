@@ -241,6 +241,10 @@ mgb_task Runtime::TaskBegin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block,
   return id;
 }
 
+void Runtime::FlushReleases() {
+  if (std::shared_ptr<Client> client = session_.client()) client->Flush();
+}
+
 void Runtime::TaskEnd(mgb_task task) {
   if (task == 0) return;
   ThreadState &state = Thread();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lane_client.h"
 #include "mgb.grpc.pb.h"
 
 namespace mgb {
@@ -93,6 +94,13 @@ void ToProto(const LaunchShape &shape, v1::LaunchShape *out) {
   out->set_shared_bytes_per_block(shape.shared_bytes_per_block);
 }
 
+// The lane's own limit on waiting for a TaskBegin's answer: mgbd answers at the deadline itself.
+LaneClient::Until LaneSafetyNet(const Deadline &deadline) {
+  if (!deadline) return std::nullopt;
+  return std::chrono::steady_clock::now() + (*deadline - std::chrono::system_clock::now()) +
+         std::chrono::seconds(2);
+}
+
 // How long a call waits for mgbd to come back after it went away (MGB_RECONNECT_SECONDS).
 std::chrono::milliseconds ReconnectPatience() {
   const char *env = std::getenv("MGB_RECONNECT_SECONDS");
@@ -106,6 +114,7 @@ struct Connection {
   std::unique_ptr<v1::Scheduler::Stub> stub;
   std::string session_id;
   uint64_t generation = 0;  // counts sessions opened by this client: 1, then one per reconnect
+  std::unique_ptr<LanePool> lanes;  // TaskBegin and TaskEnd off gRPC; null: MGB_FAST_LANE=0
 };
 
 // A task this client holds, as it would describe it to an mgbd that lost it.
@@ -176,6 +185,20 @@ class GrpcClient final : public Client {
       request.set_label(label);
       request.set_preferred_pci_bus_id(preferred_pci_bus_id);
       if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
+      if (c.lanes != nullptr) {
+        std::optional<absl::StatusOr<v1::TaskBeginReply>> answer =
+            c.lanes->Begin(request, LaneSafetyNet(deadline));
+        if (answer && answer->ok()) {
+          reply = std::move(**answer);
+          return grpc::Status::OK;
+        }
+        // mgbd's refusal is the answer. A lane that broke (mgbd killed, say) may have noticed
+        // before the session did: gRPC's call below then fails as the session breaks, and Call
+        // repeats it on the next session.
+        if (answer && answer->status().code() != absl::StatusCode::kUnavailable) {
+          return ToGrpc(answer->status());
+        }
+      }
       grpc::ClientContext context;
       SetDeadline(context, deadline);
       return c.stub->TaskBegin(&context, request, &reply);
@@ -238,7 +261,8 @@ class GrpcClient final : public Client {
   // Sends the release and returns: the program goes on while it reaches mgbd (one round trip per
   // decision, the TaskBegin's). Flush() waits for the answers; a refusal is printed.
   absl::Status End(uint64_t task_id) {
-    auto call = std::make_shared<EndCall>();
+    std::shared_ptr<Connection> connection;
+    v1::TaskEndRequest request;
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = held_.find(task_id);
@@ -247,10 +271,21 @@ class GrpcClient final : public Client {
       held_.erase(it);  // from now on never restored
       // Without mgbd (or unknown to this one) there is nothing to release: it is not re-registered.
       if (current_ == nullptr || server_id == 0) return absl::OkStatus();
-      call->connection = current_;
-      call->request.set_session_id(current_->session_id);
-      call->request.set_task_id(server_id);
-      call->context.set_deadline(std::chrono::system_clock::now() + kEndPatience);
+      connection = current_;
+      request.set_session_id(connection->session_id);
+      request.set_task_id(server_id);
+    }
+    if (connection->lanes != nullptr) {
+      std::optional<absl::Status> sent = connection->lanes->End(request, program_);
+      if (sent && sent->ok()) return absl::OkStatus();
+      // Not sent on the lane: gRPC's call below (a lost session released the task anyway).
+    }
+    auto call = std::make_shared<EndCall>();
+    call->connection = connection;
+    call->request = request;
+    call->context.set_deadline(std::chrono::system_clock::now() + kEndPatience);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
       ends_in_flight_[task_id] = call;
     }
     call->connection->stub->async()->TaskEnd(
@@ -260,6 +295,14 @@ class GrpcClient final : public Client {
   }
 
   void Flush() {
+    std::shared_ptr<Connection> connection;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      connection = current_;
+    }
+    if (connection != nullptr && connection->lanes != nullptr) {
+      connection->lanes->Flush(std::chrono::steady_clock::now() + kEndPatience);
+    }
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return ends_in_flight_.empty(); });
   }
@@ -287,6 +330,7 @@ class GrpcClient final : public Client {
           first_channel_ != nullptr ? std::move(first_channel_) : ChannelTo(socket_path_);
       first_channel_ = nullptr;
       connection->stub = v1::Scheduler::NewStub(connection->channel);
+      if (FastLaneWanted()) connection->lanes = std::make_unique<LanePool>(socket_path_);
       v1::AttachRequest request;
       request.set_pid(pid_);
       request.set_program(program_);

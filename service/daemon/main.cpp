@@ -49,10 +49,10 @@ int main(int argc, char **argv) {
   int64_t max_connections = static_cast<int64_t>(options.limits.max_connections);
   int64_t max_per_user = static_cast<int64_t>(options.limits.max_connections_per_user);
   flags.Int("max-connections", &max_connections,
-            "connections open at once, all users (default 4096, and always below the descriptor "
-            "limit); more are refused, never left to exhaust it");
+            "connections open at once, all users (default 12288, and always below the descriptor "
+            "limit; a program uses three); more are refused, never left to exhaust it");
   flags.Int("max-connections-per-user", &max_per_user,
-            "connections open at once per user id (default 1024)");
+            "connections open at once per user id (default 3072)");
   if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;
   if (options.socket_path.empty()) return flags.Fail("--socket PATH is required");
   options.verbosity = static_cast<int>(verbosity);

@@ -16,6 +16,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "lane_wire.h"
 
 namespace mgb::server {
 namespace {
@@ -68,8 +69,9 @@ ConnectionListener::~ConnectionListener() {
   }
 }
 
-void ConnectionListener::Start(grpc::Server *server) {
+void ConnectionListener::Start(grpc::Server *server, std::function<void(int fd)> lane) {
   server_ = server;
+  lane_ = std::move(lane);
   thread_ = std::thread([this] { AcceptLoop(); });
 }
 
@@ -215,7 +217,12 @@ void ConnectionListener::PruneClosed() {
 }
 
 void ConnectionListener::HandOver(const Pending &p) {
-  // From here gRPC owns the descriptor (and closes it when the connection ends).
+  // From here gRPC or the lane owns the descriptor (and closes it when the connection ends).
+  char first = 0;
+  if (lane_ && recv(p.fd, &first, 1, MSG_PEEK | MSG_DONTWAIT) == 1 && first == lane::kMagic[0]) {
+    lane_(p.fd);
+    return;
+  }
   grpc::AddInsecureChannelFromFd(server_, p.fd);
 }
 

@@ -5,7 +5,8 @@
 // mgbd accepts each connection itself: it backs off and retries on accept errors, refuses
 // connections past per-user and overall caps (so the descriptor limit is never reached), closes
 // connections that send nothing within the handshake timeout, records each peer's kernel
-// credentials (SO_PEERCRED), and only then hands the connection to gRPC.
+// credentials (SO_PEERCRED), and only then hands the connection to gRPC, or to the fast lane
+// when its first byte is the lane's (service/lane/lane_wire.h).
 #ifndef MGB_SERVICE_SERVER_CONNECTION_LISTENER_H
 #define MGB_SERVICE_SERVER_CONNECTION_LISTENER_H
 
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -33,8 +35,10 @@ struct PeerCredentials {
 };
 
 struct ListenerLimits {
-  size_t max_connections = 4096;          // overall; lowered to fit the descriptor limit
-  size_t max_connections_per_user = 1024;
+  // A program uses three: its session (gRPC), a fast-lane connection for TaskBegins (one more per
+  // TaskBegin it has waiting at once) and one for its TaskEnds.
+  size_t max_connections = 12288;         // overall; lowered to fit the descriptor limit
+  size_t max_connections_per_user = 3072;
   std::chrono::milliseconds handshake_timeout{5000};  // a connection must speak by then
 };
 
@@ -47,8 +51,9 @@ class ConnectionListener {
   ConnectionListener(const ConnectionListener &) = delete;
   ConnectionListener &operator=(const ConnectionListener &) = delete;
 
-  // Starts the accept thread; accepted connections go to `server` (started, no ports of its own).
-  void Start(grpc::Server *server);
+  // Starts the accept thread; accepted connections go to `server` (started, no ports of its own),
+  // or to `lane` (which takes the descriptor) when they open as fast-lane connections.
+  void Start(grpc::Server *server, std::function<void(int fd)> lane = nullptr);
   // Stops accepting and closes the listening socket; connections already handed over stay
   // gRPC's. Idempotent.
   void Stop();
@@ -81,6 +86,7 @@ class ConnectionListener {
   int wake_pipe_[2] = {-1, -1};
   ListenerLimits limits_;
   grpc::Server *server_ = nullptr;
+  std::function<void(int fd)> lane_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> refused_{0};

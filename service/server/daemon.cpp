@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "mgb/core/gpu_config.h"
+#include "fast_lane.h"
 #include "mps.h"
 #include "nvml.h"
 #include "unix_socket.h"
@@ -91,7 +92,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   builder.RegisterService(d->service_.get());
   d->server_ = builder.BuildAndStart();
   if (d->server_ == nullptr) return absl::InternalError("gRPC server failed to start");
-  d->listener_->Start(d->server_.get());
+  d->lane_ = std::make_unique<FastLane>(d->service_.get());
+  d->listener_->Start(d->server_.get(), [lane = d->lane_.get()](int fd) { lane->Serve(fd); });
   return d;
 }
 
@@ -104,6 +106,7 @@ void Daemon::Shutdown() {
   const size_t sessions = service_->SessionCount();
   // Streams (Attach, Watch) and parked calls never end by themselves: cancel them after 200 ms.
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
+  lane_->Stop();
   service_->Stop();
   if (sessions == 0) unlink(socket_path_.c_str());
 }

@@ -16,6 +16,8 @@
 
 namespace mgb::server {
 
+class FastLane;
+
 struct DaemonOptions {
   std::string socket_path;
   std::string gpus_file;  // empty: the GPUs come from NVML
@@ -49,6 +51,7 @@ class Daemon {
   std::unique_ptr<ConnectionListener> listener_;
   std::unique_ptr<SchedulerService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<FastLane> lane_;  // destroyed first: its threads call the service
   bool shut_down_ = false;
 };
 

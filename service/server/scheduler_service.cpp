@@ -188,86 +188,63 @@ class SchedulerService::WatchReactor final : public Stream<v1::Event> {
 // ---- parked unary calls ---------------------------------------------------------------------
 
 // TaskBegin and TaskGrow: finished at once, or parked until the core's event finishes them.
-class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor {
+class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, public PendingCall {
  public:
   WaitReactor(SchedulerService *service, grpc::CallbackServerContext *context, bool is_grow)
       : service_(service), context_(context), is_grow_(is_grow) {}
 
   void Begin(const v1::TaskBeginRequest &request, v1::TaskBeginReply *reply) {
-    std::optional<grpc::Status> done;
-    service_->Locked([&] {
-      absl::StatusOr<core::SessionId> session = service_->FindSession(request.session_id());
-      if (!session.ok()) return done.emplace(ToGrpc(session.status())), void();
-      if (absl::Status st = CheckDeadline(request.deadline_unix_ms()); !st.ok()) {
-        return done.emplace(ToGrpc(st)), void();
-      }
-      const core::Micros now = UnixMicrosNow();
-      service_->RefreshMemory(now, false);
-      absl::StatusOr<core::BeginResult> result =
-          service_->core_->TaskBegin(*session, FromProto(request), now);
-      if (!result.ok()) return done.emplace(ToGrpc(result.status())), void();
-      session_ = *session;
-      task_ = result->task;
-      begin_reply_ = reply;
-      if (result->gpu >= 0) {
-        FillPlacement(result->gpu);
-        done.emplace(grpc::Status::OK);
-      } else {
-        service_->parked_begins_[task_] = this;
-        service_->timer_wake_.notify_one();  // a new deadline, or NVML polling to start
-      }
-    });
-    if (done) Finish(*done);
+    begin_reply_ = reply;
+    std::optional<absl::Status> done;
+    service_->Locked([&] { done = service_->BeginLocked(request, this, nullptr); });
+    if (done) Finish(ToGrpc(*done));
   }
 
   void Grow(const v1::TaskGrowRequest &request, v1::TaskGrowReply *reply) {
     std::optional<grpc::Status> done;
     service_->Locked([&] {
-      absl::StatusOr<core::SessionId> session = service_->FindSession(request.session_id());
-      if (!session.ok()) return done.emplace(ToGrpc(session.status())), void();
+      absl::StatusOr<core::SessionId> found = service_->FindSession(request.session_id());
+      if (!found.ok()) return done.emplace(ToGrpc(found.status())), void();
       if (absl::Status st = CheckDeadline(request.deadline_unix_ms()); !st.ok()) {
         return done.emplace(ToGrpc(st)), void();
       }
       const core::Micros now = UnixMicrosNow();
       service_->RefreshMemory(now, false);
       absl::StatusOr<core::GrowResult> result = service_->core_->TaskGrow(
-          *session, request.task_id(), request.extra_bytes(),
+          *found, request.task_id(), request.extra_bytes(),
           DeadlineFromUnixMs(request.deadline_unix_ms()), now);
       if (!result.ok()) return done.emplace(ToGrpc(result.status())), void();
-      session_ = *session;
-      task_ = request.task_id();
+      session = *found;
+      task = request.task_id();
       grow_reply_ = reply;
       if (result->grown) {
         reply->set_memory_bytes(result->memory_bytes);
         done.emplace(grpc::Status::OK);
       } else {
-        service_->parked_grows_[task_] = this;
+        service_->parked_grows_[task] = this;
         service_->timer_wake_.notify_one();
       }
     });
     if (done) Finish(*done);
   }
 
-  // Under mu_: the core placed / grew / gave up on this call's task.
-  void FillPlacement(int gpu) {
-    const core::GpuSpec &spec = service_->core_->gpu(gpu);
-    begin_reply_->set_task_id(task_);
-    begin_reply_->set_gpu_index(static_cast<uint32_t>(gpu));
-    begin_reply_->set_gpu_name(spec.name);
-    begin_reply_->set_gpu_uuid(spec.uuid);
-    begin_reply_->set_pci_bus_id(spec.pci_bus_id);
-  }
+  // Under mu_: the core placed / grew this call's task.
+  void Placed(int gpu, const core::GpuSpec &spec) override { FillPlacement(begin_reply_, task, gpu, spec); }
   void FillGrown(uint64_t memory_bytes) { grow_reply_->set_memory_bytes(memory_bytes); }
+  void Complete(const absl::Status &status) override { Finish(ToGrpc(status)); }
 
   void OnCancel() override {
     service_->Locked([&] {
-      auto &parked = is_grow_ ? service_->parked_grows_ : service_->parked_begins_;
-      auto it = parked.find(task_);
-      if (it == parked.end() || it->second != this) return;
+      const bool parked =
+          is_grow_ ? [&] { auto it = service_->parked_grows_.find(task);
+                           return it != service_->parked_grows_.end() && it->second == this; }()
+                   : [&] { auto it = service_->parked_begins_.find(task);
+                           return it != service_->parked_begins_.end() && it->second.call == this; }();
+      if (!parked) return;
       const bool expired = context_->deadline() <= std::chrono::system_clock::now();
       // Emits kTaskCancelled, whose handler unparks and finishes this call.
       (void)service_->core_->CancelWaiting(
-          session_, task_, is_grow_,
+          session, task, is_grow_,
           expired ? core::CancelReason::kDeadline : core::CancelReason::kCancelled,
           UnixMicrosNow());
     });
@@ -278,8 +255,6 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor {
   SchedulerService *service_;
   grpc::CallbackServerContext *context_;
   bool is_grow_;
-  core::SessionId session_ = 0;
-  core::TaskId task_ = 0;
   v1::TaskBeginReply *begin_reply_ = nullptr;
   v1::TaskGrowReply *grow_reply_ = nullptr;
 };
@@ -370,10 +345,10 @@ void SchedulerService::OnEvent(const core::Event &event) {
   switch (event.kind) {
     case core::EventKind::kTaskPlaced:
       if (auto it = parked_begins_.find(event.task); it != parked_begins_.end()) {
-        WaitReactor *r = it->second;
+        PendingCall *call = it->second.call;
         parked_begins_.erase(it);
-        r->FillPlacement(event.gpu);
-        after_unlock_.push_back([r] { r->Finish(grpc::Status::OK); });
+        call->Placed(event.gpu, core_->gpu(event.gpu));
+        after_unlock_.push_back([call] { call->Complete(absl::OkStatus()); });
       }
       break;
     case core::EventKind::kTaskGrown:
@@ -384,16 +359,19 @@ void SchedulerService::OnEvent(const core::Event &event) {
         after_unlock_.push_back([r] { r->Finish(grpc::Status::OK); });
       }
       break;
-    case core::EventKind::kTaskCancelled: {
-      auto &parked = event.is_grow ? parked_grows_ : parked_begins_;
-      if (auto it = parked.find(event.task); it != parked.end()) {
-        WaitReactor *r = it->second;
-        parked.erase(it);
-        after_unlock_.push_back(
-            [r, s = ToGrpc(core_->CancelStatus(event))] { r->Finish(s); });
+    case core::EventKind::kTaskCancelled:
+      if (event.is_grow) {
+        if (auto it = parked_grows_.find(event.task); it != parked_grows_.end()) {
+          WaitReactor *r = it->second;
+          parked_grows_.erase(it);
+          after_unlock_.push_back([r, s = ToGrpc(core_->CancelStatus(event))] { r->Finish(s); });
+        }
+      } else if (auto it = parked_begins_.find(event.task); it != parked_begins_.end()) {
+        PendingCall *call = it->second.call;
+        parked_begins_.erase(it);
+        after_unlock_.push_back([call, s = core_->CancelStatus(event)] { call->Complete(s); });
       }
       break;
-    }
     default:
       break;
   }
@@ -538,8 +516,66 @@ grpc::ServerUnaryReactor *SchedulerService::TaskLaunch(grpc::CallbackServerConte
 grpc::ServerUnaryReactor *SchedulerService::TaskEnd(grpc::CallbackServerContext *context,
                                                     const v1::TaskEndRequest *request,
                                                     v1::TaskEndReply * /*reply*/) {
-  return AnswerForSession(context, request->session_id(), [&](core::SessionId session) {
-    return core_->TaskEnd(session, request->task_id(), UnixMicrosNow());
+  absl::Status status;
+  Locked([&] { status = EndLocked(*request); });
+  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpc(status));
+  return reactor;
+}
+
+// ---- decisions, for gRPC and the fast lane ----------------------------------------------------
+
+std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginRequest &request,
+                                                          PendingCall *call,
+                                                          const void *lane_owner) {
+  absl::StatusOr<core::SessionId> session = FindSession(request.session_id());
+  if (!session.ok()) return session.status();
+  if (absl::Status st = CheckDeadline(request.deadline_unix_ms()); !st.ok()) return st;
+  const core::Micros now = UnixMicrosNow();
+  RefreshMemory(now, false);
+  absl::StatusOr<core::BeginResult> result = core_->TaskBegin(*session, FromProto(request), now);
+  if (!result.ok()) return result.status();
+  call->session = *session;
+  call->task = result->task;
+  if (result->gpu >= 0) {
+    call->Placed(result->gpu, core_->gpu(result->gpu));
+    return absl::OkStatus();
+  }
+  parked_begins_[result->task] = ParkedBegin{call, lane_owner};
+  timer_wake_.notify_one();  // a new deadline, or NVML polling to start
+  return std::nullopt;
+}
+
+absl::Status SchedulerService::EndLocked(const v1::TaskEndRequest &request) {
+  absl::StatusOr<core::SessionId> session = FindSession(request.session_id());
+  if (!session.ok()) return session.status();
+  return core_->TaskEnd(*session, request.task_id(), UnixMicrosNow());
+}
+
+void SchedulerService::BeginFromLane(const v1::TaskBeginRequest &request, PendingCall *call,
+                                     const void *owner) {
+  std::optional<absl::Status> done;
+  Locked([&] { done = BeginLocked(request, call, owner); });
+  if (done) call->Complete(*done);
+}
+
+absl::Status SchedulerService::EndFromLane(const v1::TaskEndRequest &request) {
+  absl::Status status;
+  Locked([&] { status = EndLocked(request); });
+  return status;
+}
+
+void SchedulerService::CancelLaneCalls(const void *owner) {
+  Locked([&] {
+    std::vector<std::pair<core::SessionId, core::TaskId>> waiting;
+    for (const auto &[task, parked] : parked_begins_) {
+      if (parked.lane_owner == owner) waiting.emplace_back(parked.call->session, task);
+    }
+    // Each emits kTaskCancelled, whose handler unparks and completes the call.
+    for (const auto &[session, task] : waiting) {
+      (void)core_->CancelWaiting(session, task, false, core::CancelReason::kCancelled,
+                                 UnixMicrosNow());
+    }
   });
 }
 

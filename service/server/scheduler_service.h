@@ -45,6 +45,19 @@ struct ServiceOptions {
 
 class SchedulerService final : public v1::Scheduler::CallbackService, private core::EventSink {
  public:
+  // A TaskBegin the core may answer later: a gRPC call, or one of the fast lane (fast_lane.h).
+  class PendingCall {
+   public:
+    virtual ~PendingCall() = default;
+    // Under mu_: the core placed the task on `gpu`.
+    virtual void Placed(int gpu, const core::GpuSpec &spec) = 0;
+    // After mu_ is released, exactly once: OK once Placed, else why not.
+    virtual void Complete(const absl::Status &status) = 0;
+
+    core::SessionId session = 0;  // set by the service once the core took the request
+    core::TaskId task = 0;
+  };
+
   static absl::StatusOr<std::unique_ptr<SchedulerService>> Create(std::vector<core::GpuSpec> gpus,
                                                                   core::Options options,
                                                                   ServiceOptions service_options);
@@ -55,6 +68,13 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   // After a restart: new tasks wait this long while the old mgbd's clients re-register.
   void HoldNewTasks(std::chrono::milliseconds how_long);
   size_t SessionCount();
+
+  // The fast lane's calls, with the RPCs' meaning. BeginFromLane answers through `call` (at once
+  // or once the core decides; `owner` names the lane connection for CancelLaneCalls).
+  void BeginFromLane(const v1::TaskBeginRequest &request, PendingCall *call, const void *owner);
+  absl::Status EndFromLane(const v1::TaskEndRequest &request);
+  // The lane connection `owner` closed: its waiting TaskBegins are withdrawn (and completed).
+  void CancelLaneCalls(const void *owner);
 
   grpc::ServerWriteReactor<v1::SessionEvent> *Attach(grpc::CallbackServerContext *context,
                                                      const v1::AttachRequest *request) override;
@@ -112,7 +132,17 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   ServiceOptions service_options_;
   std::unordered_map<std::string, core::SessionId> sessions_by_key_;
   std::unordered_map<core::SessionId, SessionRecord> sessions_;
-  std::unordered_map<core::TaskId, WaitReactor *> parked_begins_;
+  // Begins the core has not answered: the call, and the lane connection it came on (or null).
+  struct ParkedBegin {
+    PendingCall *call = nullptr;
+    const void *lane_owner = nullptr;
+  };
+  // Decides a TaskBegin under mu_: the status when answered now, nothing when parked.
+  std::optional<absl::Status> BeginLocked(const v1::TaskBeginRequest &request, PendingCall *call,
+                                          const void *lane_owner);
+  absl::Status EndLocked(const v1::TaskEndRequest &request);
+
+  std::unordered_map<core::TaskId, ParkedBegin> parked_begins_;
   std::unordered_map<core::TaskId, WaitReactor *> parked_grows_;
   std::unordered_set<std::shared_ptr<WatchReactor>> watchers_;
   std::vector<std::function<void()>> after_unlock_;

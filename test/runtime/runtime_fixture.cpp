@@ -54,6 +54,9 @@ MgbdProcess::~MgbdProcess() {
 }
 
 v1::StatusReply MgbdProcess::Status() const {
+  for (const ManagedRuntime *m : runtimes_) {
+    if (m->runtime != nullptr) m->runtime->FlushReleases();
+  }
   auto status = Client::StatusAt(socket_);
   if (!status.ok()) throw std::runtime_error(status.status().ToString());
   return *status;
@@ -72,8 +75,14 @@ runtime::SessionConfig TestConfig(const std::string &socket, runtime::FailurePol
 ManagedRuntime::ManagedRuntime(const MgbdProcess &mgbd, int devices)
     : ManagedRuntime(mgbd, devices, TestConfig(mgbd.socket())) {}
 
-ManagedRuntime::ManagedRuntime(const MgbdProcess &, int devices, runtime::SessionConfig config)
-    : fake(devices), runtime(std::make_unique<runtime::Runtime>(fake, std::move(config))) {}
+ManagedRuntime::ManagedRuntime(const MgbdProcess &mgbd_process, int devices, runtime::SessionConfig config)
+    : fake(devices), runtime(std::make_unique<runtime::Runtime>(fake, std::move(config))), server(&mgbd_process) {
+  server->runtimes_.push_back(this);
+}
+
+ManagedRuntime::~ManagedRuntime() {
+  std::erase(server->runtimes_, this);
+}
 
 }  // namespace mgb::test
 

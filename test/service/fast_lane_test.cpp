@@ -1,0 +1,181 @@
+// The fast lane (service/lane/lane_wire.h) against a real mgbd over its socket: decisions on it,
+// refusals with the RPC's codes, bad frames that end only their own connection, a closed
+// connection that withdraws its waiting TaskBegin, and MGB_FAST_LANE=0 (gRPC for every call).
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "lane_client.h"
+#include "lane_wire.h"
+#include "mgb/client.h"
+#include "test_support.h"
+
+namespace mgb::test {
+namespace {
+
+constexpr auto kSecond = std::chrono::seconds(1);
+
+LaneClient::Until In(std::chrono::milliseconds ms) { return std::chrono::steady_clock::now() + ms; }
+
+v1::TaskBeginRequest BeginRequest(const Client &client, uint64_t bytes) {
+  v1::TaskBeginRequest request;
+  request.set_session_id(client.session().session_id);
+  request.set_memory_bytes(bytes);
+  request.set_label("lane");
+  for (v1::Dim3 *d : {request.mutable_shape()->mutable_grid(), request.mutable_shape()->mutable_block()}) {
+    d->set_x(1);
+    d->set_y(1);
+    d->set_z(1);
+  }
+  return request;
+}
+
+// A raw connection to mgbd's socket, for frames no LaneClient would send.
+int RawConnection(const std::string &socket) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0);
+  return fd;
+}
+
+void SendHello(int fd, uint32_t version) {
+  char hello[8];
+  std::memcpy(hello, lane::kMagic, 4);
+  std::memcpy(hello + 4, &version, 4);  // little-endian machines only, as the test runs
+  REQUIRE(send(fd, hello, sizeof hello, MSG_NOSIGNAL) == 8);
+}
+
+}  // namespace
+
+TEST_CASE("the fast lane places, refuses with the RPC's codes, and releases in order", "[lane]") {
+  auto d = StartDaemon(1, 16 * kGiB);
+  auto client = Client::Connect(d->socket, getpid(), "lane-test");
+  REQUIRE(client.ok());
+  auto lane = LaneClient::Open(d->socket, std::chrono::milliseconds(1000));
+  REQUIRE(lane.ok());
+  auto placed = (*lane)->Begin(BeginRequest(**client, 12 * kGiB), In(kSecond));
+  REQUIRE(placed.ok());
+  CHECK(placed->gpu_name() == "g0");
+  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved() == 12 * kGiB);
+
+  auto too_big = (*lane)->Begin(BeginRequest(**client, 100 * kGiB), In(kSecond));
+  CHECK(too_big.status().code() == absl::StatusCode::kInvalidArgument);  // never fits, as the RPC says
+  v1::TaskBeginRequest no_session = BeginRequest(**client, kGiB);
+  no_session.set_session_id("forged");
+  CHECK((*lane)->Begin(no_session, In(kSecond)).status().code() == absl::StatusCode::kNotFound);
+  // A waiting TaskBegin is answered by mgbd at its deadline, with the RPC's code.
+  v1::TaskBeginRequest waits = BeginRequest(**client, 8 * kGiB);
+  waits.set_deadline_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count() + 200);
+  CHECK((*lane)->Begin(waits, In(std::chrono::milliseconds(3000))).status().code() ==
+        absl::StatusCode::kDeadlineExceeded);
+
+  v1::TaskEndRequest end;
+  end.set_session_id((*client)->session().session_id);
+  end.set_task_id(placed->task_id());
+  REQUIRE((*lane)->SendEnd(end, "lane-test").ok());
+  end.set_task_id(987654);  // refused: reported on the next read, the connection goes on
+  REQUIRE((*lane)->SendEnd(end, "lane-test").ok());
+  CHECK((*lane)->unconfirmed_ends() == 2);
+  REQUIRE((*lane)->Ping(In(kSecond)).ok());
+  CHECK((*lane)->unconfirmed_ends() == 0);
+  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved() == 0);
+  CHECK((*lane)->Begin(BeginRequest(**client, kGiB), In(kSecond)).ok());
+}
+
+TEST_CASE("bad lane frames end only their own connection", "[lane][input]") {
+  auto d = StartDaemon(1, 16 * kGiB);
+  SECTION("an unknown version is refused with a reason") {
+    const int fd = RawConnection(d->socket);
+    SendHello(fd, 99);
+    auto answer = lane::ReadFrame(fd, In(kSecond));
+    REQUIRE(answer.ok());
+    CHECK(answer->kind == lane::Kind::kError);
+    v1::LaneError error;
+    REQUIRE(error.ParseFromString(answer->payload));
+    CHECK(error.code() == static_cast<int>(absl::StatusCode::kFailedPrecondition));
+    CHECK(lane::ReadFrame(fd, In(kSecond)).status().code() == absl::StatusCode::kUnavailable);
+    close(fd);
+  }
+  SECTION("an unparseable message is refused and the connection goes on") {
+    const int fd = RawConnection(d->socket);
+    SendHello(fd, lane::kVersion);
+    REQUIRE(lane::ReadFrame(fd, In(kSecond))->kind == lane::Kind::kHello);
+    const char garbage[] = {5, 0, 0, 0, 7, 0, 0, 0, 1, '\xff', '\xff', '\xff', '\xff', '\xff'};
+    REQUIRE(send(fd, garbage, sizeof garbage, MSG_NOSIGNAL) == sizeof garbage);
+    auto refused = lane::ReadFrame(fd, In(kSecond));
+    REQUIRE(refused.ok());
+    CHECK(refused->call == 7);
+    CHECK(refused->kind == lane::Kind::kError);
+    REQUIRE(lane::WriteFrame(fd, 8, lane::Kind::kPing).ok());
+    CHECK(lane::ReadFrame(fd, In(kSecond))->kind == lane::Kind::kPong);
+    close(fd);
+  }
+  SECTION("a frame past the size limit or of an unknown kind closes the connection") {
+    for (const bool oversized : {true, false}) {
+      const int fd = RawConnection(d->socket);
+      SendHello(fd, lane::kVersion);
+      REQUIRE(lane::ReadFrame(fd, In(kSecond))->kind == lane::Kind::kHello);
+      const char big[] = {0, 0, 0, 1, 1, 0, 0, 0, 1};  // 16 MiB announced
+      const char odd[] = {0, 0, 0, 0, 2, 0, 0, 0, 77};
+      REQUIRE(send(fd, oversized ? big : odd, 9, MSG_NOSIGNAL) == 9);
+      absl::StatusOr<lane::Frame> next = lane::ReadFrame(fd, In(kSecond));
+      if (next.ok()) {  // the unknown kind is named before the end
+        CHECK(next->kind == lane::Kind::kError);
+        next = lane::ReadFrame(fd, In(kSecond));
+      }
+      CHECK(next.status().code() == absl::StatusCode::kUnavailable);
+      close(fd);
+    }
+  }
+  // mgbd goes on serving gRPC and the lane.
+  CHECK(Client::StatusAt(d->socket).ok());
+  CHECK(LaneClient::Open(d->socket, std::chrono::milliseconds(1000)).ok());
+}
+
+TEST_CASE("a lane connection that closes withdraws its waiting TaskBegin", "[lane]") {
+  auto d = StartDaemon(1, 16 * kGiB);
+  auto client = Client::Connect(d->socket, getpid(), "lane-test");
+  REQUIRE(client.ok());
+  auto held = (*client)->TaskBegin(12 * kGiB, LaunchShape{}, "held");
+  REQUIRE(held.ok());
+  {
+    auto lane = LaneClient::Open(d->socket, std::chrono::milliseconds(1000));
+    REQUIRE(lane.ok());
+    // Waits (8 GiB does not fit); the client gives up first and drops the connection.
+    auto waited = (*lane)->Begin(BeginRequest(**client, 8 * kGiB), In(std::chrono::milliseconds(300)));
+    CHECK(waited.status().code() == absl::StatusCode::kDeadlineExceeded);
+    CHECK((*lane)->broken());
+    CHECK(Client::StatusAt(d->socket)->waiting_size() == 1);
+  }
+  CHECK(WaitFor([&] { return Client::StatusAt(d->socket)->waiting_size() == 0; }, kSecond) < kSecond);
+  REQUIRE((*client)->TaskEnd(held->task_id).ok());
+  (*client)->Flush();
+  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved() == 0);  // nothing placed late
+}
+
+TEST_CASE("MGB_FAST_LANE=0: every call goes by gRPC, with the same results", "[lane]") {
+  auto d = StartDaemon(1, 16 * kGiB);
+  setenv("MGB_FAST_LANE", "0", 1);
+  auto client = Client::Connect(d->socket, getpid(), "grpc-only");
+  unsetenv("MGB_FAST_LANE");
+  REQUIRE(client.ok());
+  for (int i = 0; i < 20; ++i) {
+    auto placed = (*client)->TaskBegin(12 * kGiB, LaunchShape{}, "big",
+                                       std::chrono::system_clock::now() + std::chrono::seconds(5));
+    REQUIRE(placed.ok());
+    REQUIRE((*client)->TaskEnd(placed->task_id).ok());
+  }
+  (*client)->Flush();
+  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved() == 0);
+}
+
+}  // namespace mgb::test
