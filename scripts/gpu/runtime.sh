@@ -80,6 +80,8 @@ run() {
   check runtime_lazy_path "$bin/runtime_lazy_path"
   echo "== runtime_bench_gpu"
   "$bin/runtime_bench_gpu" 500 1000 || failures=$((failures + 1))
+  echo "== runtime_bench_gpu, TaskBegin/TaskEnd as gRPC calls (MGB_FAST_LANE=0)"
+  MGB_FAST_LANE=0 "$bin/runtime_bench_gpu" 500 1000 || failures=$((failures + 1))
   stop_mgbd
 
   # 2. Small config GPUs: force waiting and check release after SIGKILL.
