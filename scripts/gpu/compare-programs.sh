@@ -62,8 +62,8 @@ if [[ $busy_first == 1 ]]; then
     > "$dir/busy-first-gpu.txt" 2>&1 &
   busy_pid=$!
   trap 'kill "$busy_pid" 2>/dev/null; kill "$mgbd_pid" 2>/dev/null || true' EXIT
-  for _ in $(seq 50); do grep -q ' placed ' "$dir/mgbd.log" && break; sleep 0.1; done
-  echo "busy-first-gpu: $(grep ' placed ' "$dir/mgbd.log" | head -1 | grep -o 'gpu [0-9]*') held"
+  for _ in $(seq 50); do grep -q ' task-placed ' "$dir/mgbd.log" && break; sleep 0.1; done
+  echo "busy-first-gpu: $(grep ' task-placed ' "$dir/mgbd.log" | head -1 | grep -o 'gpu [0-9]*') held"
 fi
 
 # The program's own name (argv[0]: NAME.orig or NAME.mgb) is printed as NAME in both.
@@ -77,11 +77,11 @@ for name in "${order[@]}"; do
   # shellcheck disable=SC2086  # the arguments are words
   (cd "$dir" && timeout "$limit" "./$name.orig" ${args[$name]:-}) > "$dir/$name.orig.txt" 2>&1
   rc_orig=$?
-  placed_before=$(grep -c ' placed ' "$dir/mgbd.log")
+  placed_before=$(grep -c ' task-placed ' "$dir/mgbd.log")
   # shellcheck disable=SC2086
   (cd "$dir" && MGB_SOCKET="$sock" timeout "$limit" "./$name.mgb" ${args[$name]:-}) > "$dir/$name.mgb.txt" 2>&1
   rc_mgb=$?
-  tasks=$(( $(grep -c ' placed ' "$dir/mgbd.log") - placed_before ))
+  tasks=$(( $(grep -c ' task-placed ' "$dir/mgbd.log") - placed_before ))
   if [[ $rc_orig -ne 0 && $rc_mgb -eq $rc_orig ]]; then
     echo "both failed: $name (exit $rc_orig; tasks placed $tasks)"; failed_both=$((failed_both + 1))
   elif [[ $rc_orig -eq $rc_mgb ]] && diff -q <(keep "$dir/$name.orig.txt") <(keep "$dir/$name.mgb.txt") >/dev/null &&
@@ -93,6 +93,6 @@ for name in "${order[@]}"; do
     different=$((different + 1))
   fi
 done
-echo "placements per GPU: $(grep ' placed ' "$dir/mgbd.log" | grep -o 'gpu [0-9]*' | sort | uniq -c | tr -s ' ' | paste -sd,)"
+echo "placements per GPU: $(grep ' task-placed ' "$dir/mgbd.log" | grep -o 'gpu [0-9]*' | sort | uniq -c | tr -s ' ' | paste -sd,)"
 echo "compared ${#order[@]}: $same same, $different different, $failed_both failed as written too; mgbd log: $dir/mgbd.log"
 exit $different

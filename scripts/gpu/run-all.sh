@@ -35,7 +35,7 @@ workloads_smoke() {  # each rewritten workload at 0.5 GiB, three at a time, unde
   "$dev/bin/mgb" status --socket "$sock" || true
   kill "$mgbd"; wait "$mgbd" 2>/dev/null
   for w in "$dev"/wl/*; do grep -H MGB_RESULT "$OUT/smoke-$(basename "$w").txt" || { echo "FAIL $w"; rc=1; }; done
-  grep -c 'placed' "$OUT/smoke-mgbd.log" | sed 's/^/placements logged: /'
+  grep -c ' task-placed ' "$OUT/smoke-mgbd.log" | sed 's/^/placements logged: /'
   return $rc
 }
 

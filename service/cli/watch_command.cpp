@@ -1,10 +1,10 @@
 // mgb watch [--count N] [--socket PATH]: mgbd's scheduling events as they happen, one per line.
-#include <cctype>
 #include <cstdio>
 #include <string>
 
 #include "mgb/core/byte_size.h"
 #include "commands.h"
+#include "event_names.h"
 #include "flags.h"
 #include "mgb.pb.h"
 #include "mgb/client.h"
@@ -23,8 +23,7 @@ int RunWatchCommand(int argc, char **argv) {
   if (count < 0) return flags.Fail("--count must be >= 0");
   int64_t seen = 0;
   absl::Status status = Client::WatchAt(socket, [&](const v1::Event &e) {
-    std::string kind = v1::Event::Kind_Name(e.kind());
-    for (char &c : kind) c = c == '_' ? '-' : static_cast<char>(std::tolower(c));
+    const std::string kind = EventKindName(e.kind());
     std::printf("%lld %-15s session %s pid %lld task %llu gpu %d memory %s warps %llu\n",
                 static_cast<long long>(e.unix_ms()), kind.c_str(), e.session_id().c_str(),
                 static_cast<long long>(e.pid()), static_cast<unsigned long long>(e.task_id()),

@@ -11,6 +11,17 @@
 #include "absl/strings/str_cat.h"
 
 namespace mgb::core {
+
+const char *CancelReasonName(CancelReason reason) {
+  switch (reason) {
+    case CancelReason::kNone: return "none";
+    case CancelReason::kDeadline: return "deadline";
+    case CancelReason::kCancelled: return "cancelled";
+    case CancelReason::kSessionClosed: return "session-closed";
+    case CancelReason::kNoRoom: return "no-room";
+  }
+  return "unknown";
+}
 namespace {
 
 uint64_t SaturatingSub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }

@@ -23,6 +23,8 @@ void FillTask(const core::TaskSnapshot &t, v1::TaskStatus *out) {
   out->set_allocated_bytes(t.allocated_bytes);
 }
 
+}  // namespace
+
 v1::Event::Kind KindOf(core::EventKind kind) {
   switch (kind) {
     case core::EventKind::kSessionOpened: return v1::Event::SESSION_OPENED;
@@ -35,8 +37,6 @@ v1::Event::Kind KindOf(core::EventKind kind) {
   }
   return v1::Event::KIND_UNSPECIFIED;
 }
-
-}  // namespace
 
 grpc::Status ToGrpc(const absl::Status &status) {
   if (status.ok()) return grpc::Status::OK;

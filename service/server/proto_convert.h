@@ -24,6 +24,7 @@ std::string PublicSessionName(core::SessionId session);
 void ToProto(const core::Snapshot &snapshot, v1::StatusReply *reply);
 // A TaskBegin's answer: the task placed on GPU `gpu`.
 void FillPlacement(v1::TaskBeginReply *reply, core::TaskId task, int gpu, const core::GpuSpec &spec);
+v1::Event::Kind KindOf(core::EventKind kind);
 v1::Event ToProto(const core::Event &event, int64_t pid);
 
 }  // namespace mgb::server

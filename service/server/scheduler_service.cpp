@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "absl/strings/str_cat.h"
+#include "event_names.h"
 #include "proto_convert.h"
 
 namespace mgb::server {
@@ -393,16 +394,15 @@ void SchedulerService::OnEvent(const core::Event &event) {
 }
 
 void SchedulerService::Log(const core::Event &e) const {
-  static const char *const kNames[] = {"session-opened", "session-closed", "queued", "placed",
-                                       "grown", "ended", "cancelled"};
-  // The event's own time (Unix seconds) lets a run's decisions be lined up with its jobs' logs.
+  // The event's own time (Unix seconds) lets a run's decisions be lined up with its jobs' logs;
+  // kinds are named as `mgb watch` names them.
   std::fprintf(stderr,
-               "mgbd: %.3f %s%s session s%llu task %llu gpu %d memory %llu warps %llu grow_bytes %llu reason %d\n",
-               static_cast<double>(e.time) / 1e6, kNames[static_cast<int>(e.kind)],
+               "mgbd: %.3f %s%s session s%llu task %llu gpu %d memory %llu warps %llu grow_bytes %llu reason %s\n",
+               static_cast<double>(e.time) / 1e6, EventKindName(KindOf(e.kind)).c_str(),
                e.is_grow ? " (grow)" : "", static_cast<unsigned long long>(e.session),
                static_cast<unsigned long long>(e.task), e.gpu,
                static_cast<unsigned long long>(e.memory_bytes), static_cast<unsigned long long>(e.warps),
-               static_cast<unsigned long long>(e.grow_bytes), static_cast<int>(e.reason));
+               static_cast<unsigned long long>(e.grow_bytes), core::CancelReasonName(e.reason));
 }
 
 // Waiting tasks and waiting grows both depend on NVML's view: it is re-read while either waits.

@@ -347,8 +347,8 @@ TEST_CASE("stand-in addresses inside copied host data are bound and translated a
 
 TEST_CASE("a small buffer bound to a placed task on a full GPU fits its slack: no grow, no wait",
           "[runtime][lazy]") {
-  // The evaluation (W8): a 91 GiB task's 8-byte result counter, allocated after the task was
-  // placed, waited 100 s to grow on a full GPU behind another task's grow, and its job was lost.
+  // A large task's 8-byte result counter, allocated after the task was placed, must not wait to
+  // grow on a full GPU behind another task's grow (its job would be lost): the slack covers it.
   MgbdProcess mgbd({64 * kMiB});
   auto config = TestConfig(mgbd.socket());
   const uint64_t slack = 2 * kMiB;  // 0 here makes the launch below wait (checked by hand)

@@ -229,16 +229,16 @@ TEST_CASE("mgbd --verbose 1 logs each decision with its time", "[cli]") {
   std::ifstream in(log);
   std::string line, placed;
   while (std::getline(in, line)) {
-    if (line.find(" placed ") != std::string::npos) placed = line;
+    if (line.find(" task-placed ") != std::string::npos) placed = line;
   }
   INFO(placed);
   double at = 0;
   char kind[32] = {};
   REQUIRE(std::sscanf(placed.c_str(), "mgbd: %lf %31s", &at, kind) == 2);
-  CHECK(std::string(kind) == "placed");
+  CHECK(std::string(kind) == "task-placed");  // as `mgb watch` names it
   CHECK(at >= before - 1);
   CHECK(at <= after + 1);
-  CHECK_THAT(placed, Catch::Contains("gpu 0 memory 1073741824"));
+  CHECK_THAT(placed, Catch::Contains("gpu 0 memory 1073741824") && Catch::EndsWith("reason none"));
 }
 
 TEST_CASE("mgb run forwards SIGTERM to the program and releases its GPU", "[cli]") {

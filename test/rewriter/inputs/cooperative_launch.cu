@@ -1,4 +1,4 @@
-// Found on third-party code (round 5 pattern: grid-sync reduction with cooperative groups, buffers
+// Found on third-party code (pattern: grid-sync reduction with cooperative groups, buffers
 // from an allocation helper). cudaLaunchCooperativeKernel has no mgb twin and its argument values
 // sit behind the `args` array, so stand-ins reached the kernel. A local `{&a, &b}` array is
 // replaced by one of translated values after an mgb_prepare (braced with the call); an array

@@ -1,4 +1,4 @@
-// Round 5 follow-up: cuBLAS/cuSPARSE/cuFFT/cuRAND tie a handle to the device current at its
+// cuBLAS/cuSPARSE/cuFFT/cuRAND tie a handle to the device current at its
 // creation, and mgb only picks the task's GPU at mgb_task_begin. A handle created in the
 // function, in the task's block, before the task's first allocation now starts the task (the
 // begin precedes cublasCreate) and its destroy ends it; a handle from elsewhere (a parameter)

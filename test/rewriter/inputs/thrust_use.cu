@@ -52,7 +52,7 @@ int main() {
   return ok ? 0 : 1;
 }
 
-// Round 4: a stream handed to thrust through par.on(s) is translated like a launch stream.
+// A stream handed to thrust through par.on(s) is translated like a launch stream.
 // CHECK-LABEL: float sumOnStream(const float *d, int n)
 float sumOnStream(const float *d, int n) {
   cudaStream_t s;

@@ -48,8 +48,8 @@
 // On a GPU with NVML, once NVML was read nvml_settle_us after the GPU's last change, room(g) is
 // also at most Available(g) + the reservations of the tasks not waiting to grow: memory the
 // accounting does not see (contexts past the reserve, allocation rounding, other programs) can
-// leave grows that fit by the accounting waiting forever (found by the evaluation: two tasks on
-// one full H200 each waiting to grow, 100 s, until an unrelated event failed one).
+// leave grows that fit by the accounting waiting forever (two tasks on one full GPU, each
+// waiting to grow, would wait until some unrelated event failed one).
 #ifndef MGB_SERVICE_CORE_MGB_CORE_SCHEDULER_H
 #define MGB_SERVICE_CORE_MGB_CORE_SCHEDULER_H
 
@@ -124,6 +124,8 @@ enum class CancelReason {
   kSessionClosed,
   kNoRoom,  // a pending grow failed because every waiting grow on its GPU was hopeless
 };
+// "none", "deadline", "cancelled", "session-closed", "no-room": as mgbd's log names them.
+const char *CancelReasonName(CancelReason reason);
 
 struct Event {
   EventKind kind = EventKind::kTaskQueued;
