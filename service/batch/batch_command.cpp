@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "flags.h"
 #include "gpu_sampler.h"
 #include "job_list.h"
 #include "mix_generator.h"
@@ -19,10 +20,9 @@
 namespace mgb::batch {
 namespace {
 
-constexpr const char* kUsage = R"(usage:
-  mgb batch --jobs FILE --out FILE [--workers N] [--socket PATH] [--label TEXT]
+constexpr const char* kUsage = R"(mgb batch --jobs FILE --out FILE [--workers N] [--socket PATH] [--label TEXT]
             [--logs DIR] [--nvml-period SECONDS] [--no-nvml]
-  mgb batch --generate --out FILE [--count N] [--ratio L:S] [--seed N] [--gpu-gib G]
+       mgb batch --generate --out FILE [--count N] [--ratio L:S] [--seed N] [--gpu-gib G]
             [--max-gib G] [--bin-dir DIR] [--target-seconds S] [--gpu-fraction F]
             [--calibration FILE]
 
@@ -53,57 +53,41 @@ Exit status: 0 all jobs exited 0; 1 a job crashed or failed its check; 2 bad usa
 volatile std::sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
 
+// The flags as given (by name, without "--"), and the parser that reports what is wrong.
 struct Args {
   std::map<std::string, std::string> values;
-  bool generate = false, no_nvml = false, help = false;
-  std::string error;
+  bool generate = false, no_nvml = false;
+  const cli::FlagParser* flags = nullptr;
 };
 
-Args ParseArgs(int argc, char** argv) {
-  static const char* kValued[] = {"--jobs", "--out", "--workers", "--socket", "--label", "--logs",
-                                  "--nvml-period", "--count", "--ratio", "--seed", "--gpu-gib",
-                                  "--max-gib", "--bin-dir", "--target-seconds", "--gpu-fraction",
-                                  "--calibration"};
-  Args args;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      args.help = true;
-    } else if (a == "--generate") {
-      args.generate = true;
-    } else if (a == "--no-nvml") {
-      args.no_nvml = true;
-    } else {
-      // --flag VALUE or --flag=VALUE, as every other mgb command takes them.
-      std::optional<std::string> inline_value;
-      if (const size_t eq = a.find('='); a.starts_with("--") && eq != std::string::npos) {
-        inline_value = a.substr(eq + 1);
-        a = a.substr(0, eq);
-      }
-      bool known = false;
-      for (const char* v : kValued) known |= a == v;
-      if (!known) {
-        args.error = "unknown argument '" + a + "'";
-        return args;
-      }
-      if (inline_value) {
-        args.values[a] = *inline_value;
-        continue;
-      }
-      if (i + 1 >= argc) {
-        args.error = a + " needs a value";
-        return args;
-      }
-      args.values[a] = argv[++i];
-    }
-  }
-  return args;
-}
+struct ValuedFlag {
+  const char* name;
+  const char* value_name;
+  const char* help;
+};
+constexpr ValuedFlag kValued[] = {
+    {"jobs", "FILE", "the job list to run"},
+    {"out", "FILE", "where the run's JSON (or --generate's job list) goes"},
+    {"workers", "N", "jobs running at once (default 2)"},
+    {"socket", "PATH", "mgbd's socket, exported to jobs as MGB_SOCKET"},
+    {"label", "TEXT", "a label recorded in the JSON"},
+    {"logs", "DIR", "job output (default OUT.logs/)"},
+    {"nvml-period", "SECONDS", "NVML sampling period (default 0.5)"},
+    {"count", "N", "--generate: jobs (default 16)"},
+    {"ratio", "L:S", "--generate: large:small (default 1:1)"},
+    {"seed", "N", "--generate: random seed (default 1)"},
+    {"gpu-gib", "G", "--generate: the GPU size jobs are drawn for (default 140)"},
+    {"max-gib", "G", "--generate: the largest job (default 100)"},
+    {"bin-dir", "DIR", "--generate: where the workload binaries are (default build/workloads)"},
+    {"target-seconds", "S", "--generate: each job's solo run time (default 30)"},
+    {"gpu-fraction", "F", "--generate: kernels' share of that time (default 1)"},
+    {"calibration", "FILE", "--generate: per-iteration costs (scripts/gpu/workloads.sh)"},
+};
 
 // Number flag with a range check; sets error naming the flag.
 double Number(const Args& args, const std::string& flag, double fallback, double lo, double hi,
               std::string& error) {
-  auto it = args.values.find(flag);
+  auto it = args.values.find(flag.substr(2));
   if (it == args.values.end()) return fallback;
   char* end = nullptr;
   double v = std::strtod(it->second.c_str(), &end);
@@ -117,7 +101,7 @@ double Number(const Args& args, const std::string& flag, double fallback, double
 }
 
 std::string Value(const Args& args, const std::string& flag, const std::string& fallback = "") {
-  auto it = args.values.find(flag);
+  auto it = args.values.find(flag.substr(2));
   return it == args.values.end() ? fallback : it->second;
 }
 
@@ -139,18 +123,12 @@ int Generate(const Args& args) {
   spec.bin_dir = Value(args, "--bin-dir", spec.bin_dir);
   if (!ParseRatio(Value(args, "--ratio", "1:1"), spec.large, spec.small))
     error = "--ratio must look like L:S (e.g. 3:1), got '" + Value(args, "--ratio") + "'";
-  if (args.values.count("--calibration"))
+  if (args.values.count("calibration"))
     if (std::string e = LoadIterCosts(Value(args, "--calibration"), spec.costs); !e.empty()) error = e;
-  if (!error.empty()) {
-    std::cerr << "mgb batch --generate: " << error << "\n";
-    return 2;
-  }
+  if (!error.empty()) return args.flags->Fail("--generate: " + error);
   std::vector<Job> jobs = GenerateMix(spec);
   std::string out = Value(args, "--out");
-  if (!WriteFile(out, JobListToJson(jobs))) {
-    std::cerr << "mgb batch --generate: cannot write " << out << "\n";
-    return 2;
-  }
+  if (!WriteFile(out, JobListToJson(jobs))) return args.flags->Fail("--out " + out + ": cannot write");
   std::cout << "wrote " << jobs.size() << " jobs (" << spec.large << ":" << spec.small
             << " large:small, seed " << spec.seed << ") to " << out << "\n";
   return 0;
@@ -161,25 +139,16 @@ int Run(const Args& args) {
   RunnerOptions options;
   options.workers = static_cast<int>(Number(args, "--workers", 2, 1, 4096, error));
   double nvml_period = Number(args, "--nvml-period", 0.5, 0.01, 3600, error);
-  if (!args.values.count("--jobs")) error = "--jobs FILE is required (or --generate)";
-  if (!error.empty()) {
-    std::cerr << "mgb batch: " << error << "\n";
-    return 2;
-  }
+  if (!args.values.count("jobs")) error = "--jobs FILE is required (or --generate)";
+  if (!error.empty()) return args.flags->Fail(error);
   JobListResult list = LoadJobList(Value(args, "--jobs"));
-  if (!list.ok()) {
-    std::cerr << "mgb batch: " << list.error << "\n";
-    return 2;
-  }
+  if (!list.ok()) return args.flags->Fail("--jobs: " + list.error);
   std::string out = Value(args, "--out");
   options.socket = Value(args, "--socket");
   options.log_dir = Value(args, "--logs", out + ".logs");
   std::error_code ec;
   std::filesystem::create_directories(options.log_dir, ec);
-  if (ec) {
-    std::cerr << "mgb batch: --logs " << options.log_dir << ": " << ec.message() << "\n";
-    return 2;
-  }
+  if (ec) return args.flags->Fail("--logs " + options.log_dir + ": " + ec.message());
   options.progress = &std::cout;
   options.stop = &g_stop;
   std::signal(SIGINT, OnSignal);
@@ -205,8 +174,7 @@ int Run(const Args& args) {
 
   PrintSummaryTable(std::cout, result, info);
   if (!WriteFile(out, BatchResultToJson(result, info, samples))) {
-    std::cerr << "mgb batch: cannot write " << out << "\n";
-    return 2;
+    return args.flags->Fail("--out " + out + ": cannot write");
   }
   Summary s = Summarize(result);
   return (s.crashed || s.check_failed || s.not_run) ? 1 : 0;
@@ -217,15 +185,20 @@ int Run(const Args& args) {
 
 int RunBatchCommand(int argc, char** argv) {
   using namespace mgb::batch;
-  Args args = ParseArgs(argc, argv);
-  if (args.help) {
-    std::cout << kUsage;
-    return 0;
+  Args args;
+  // "mgb batch" from mgb's dispatcher, "mgb-batch" as a program of its own.
+  const std::string command = std::filesystem::path(argv[0]).filename().string();
+  mgb::cli::FlagParser flags(command, kUsage);
+  args.flags = &flags;
+  for (const ValuedFlag& f : kValued) {
+    flags.Value(f.name, f.value_name, f.help, [&args, name = std::string(f.name)](const std::string& v) {
+      args.values[name] = v;
+      return std::optional<std::string>();
+    });
   }
-  if (args.error.empty() && !args.values.count("--out")) args.error = "--out FILE is required";
-  if (!args.error.empty()) {
-    std::cerr << "mgb batch: " << args.error << " (try --help)\n";
-    return 2;
-  }
+  flags.Bool("generate", &args.generate, "write a job list instead of running one");
+  flags.Bool("no-nvml", &args.no_nvml, "do not sample GPUs through NVML");
+  if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;
+  if (!args.values.count("out")) return flags.Fail("--out FILE is required");
   return args.generate ? Generate(args) : Run(args);
 }

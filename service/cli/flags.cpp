@@ -52,15 +52,20 @@ void FlagParser::Size(std::string name, uint64_t *out, std::string help) {
                     }});
 }
 
+void FlagParser::Value(std::string name, std::string value_name, std::string help,
+                       std::function<std::optional<std::string>(const std::string &)> set) {
+  flags_.push_back({std::move(name), std::move(help), std::move(value_name), true, std::move(set)});
+}
+
 std::string FlagParser::Help() const {
   std::string text = "Usage: " + usage_ + "\n\nFlags:\n";
-  for (const Flag &f : flags_) {
-    std::string left = "  --" + f.name + (f.takes_value ? " " + f.value_name : "");
+  auto line = [&text](std::string left, const std::string &help) {
     if (left.size() < 28) left.resize(28, ' ');
-    text += left + " " + f.help + "\n";
-  }
-  text += "  --help                      print this help and exit\n";
-  text += "  --version                   print mgb's version and exit\n";
+    text += left + " " + help + "\n";
+  };
+  for (const Flag &f : flags_) line("  --" + f.name + (f.takes_value ? " " + f.value_name : ""), f.help);
+  line("  --help", "print this help and exit");
+  line("  --version", "print mgb's version and exit");
   return text;
 }
 

@@ -20,6 +20,9 @@ class FlagParser {
   void Bool(std::string name, bool *out, std::string help);
   void Int(std::string name, int64_t *out, std::string help);
   void Size(std::string name, uint64_t *out, std::string help);  // 512M, 10G, 100GiB, bytes
+  // A flag whose value `set` checks and keeps: it returns what is wrong, or nothing.
+  void Value(std::string name, std::string value_name, std::string help,
+             std::function<std::optional<std::string>(const std::string &)> set);
 
   // Parses argv[1..argc). Positional arguments and everything after "--" go to *rest (nullptr:
   // positional arguments are an error). Returns an exit code when the command should stop now:
