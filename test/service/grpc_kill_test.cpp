@@ -53,6 +53,7 @@ TEST_CASE("SIGKILL while waiting: the wait is withdrawn within 1 s", "[grpc][kil
   // The dead waiter is gone for good: a release places nothing for it.
   const uint64_t decisions = StatusOf(*d).decisions();
   REQUIRE((*owner)->TaskEnd(all->task_id).ok());
+  (*owner)->Flush();
   CHECK(StatusOf(*d).decisions() == decisions);
   CHECK(StatusOf(*d).gpus(0).memory_reserved() == 0);
 }
