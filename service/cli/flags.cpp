@@ -75,24 +75,31 @@ int FlagParser::Fail(const std::string &message) const {
   return 2;
 }
 
-std::optional<int> FlagParser::Parse(int argc, char **argv, std::vector<std::string> *rest) {
+std::string FlagParser::VersionLine() const { return command_ + " " + MGB_VERSION; }
+
+FlagParser::Outcome FlagParser::ParseQuietly(int argc, char **argv, std::vector<std::string> *rest) {
+  Outcome outcome;
+  auto fail = [&outcome](std::string message) {
+    outcome.error = std::move(message);
+    return outcome;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--") {
-      if (rest == nullptr) return Fail("unexpected '--'");
+      if (rest == nullptr) return fail("unexpected '--'");
       for (++i; i < argc; ++i) rest->emplace_back(argv[i]);
       break;
     }
     if (arg == "--help" || arg == "-h") {
-      std::fputs(Help().c_str(), stdout);
-      return 0;
+      outcome.help = true;
+      return outcome;
     }
     if (arg == "--version") {
-      std::printf("%s %s\n", command_.c_str(), MGB_VERSION);
-      return 0;
+      outcome.version = true;
+      return outcome;
     }
     if (!arg.starts_with("--")) {
-      if (rest == nullptr) return Fail("unexpected argument '" + arg + "'");
+      if (rest == nullptr) return fail("unexpected argument '" + arg + "'");
       rest->push_back(arg);
       continue;
     }
@@ -106,16 +113,30 @@ std::optional<int> FlagParser::Parse(int argc, char **argv, std::vector<std::str
     for (const Flag &f : flags_) {
       if (f.name == name) flag = &f;
     }
-    if (flag == nullptr) return Fail("unknown flag --" + name);
+    if (flag == nullptr) return fail("unknown flag --" + name);
     if (flag->takes_value && !value) {
-      if (i + 1 >= argc) return Fail("--" + name + " needs a value");
+      if (i + 1 >= argc) return fail("--" + name + " needs a value");
       value = argv[++i];
     }
-    if (!flag->takes_value && value) return Fail("--" + name + " takes no value");
+    if (!flag->takes_value && value) return fail("--" + name + " takes no value");
     if (std::optional<std::string> error = flag->set(value.value_or(""))) {
-      return Fail("--" + name + " " + *error);
+      return fail("--" + name + " " + *error);
     }
   }
+  return outcome;
+}
+
+std::optional<int> FlagParser::Parse(int argc, char **argv, std::vector<std::string> *rest) {
+  const Outcome outcome = ParseQuietly(argc, argv, rest);
+  if (outcome.help) {
+    std::fputs(Help().c_str(), stdout);
+    return 0;
+  }
+  if (outcome.version) {
+    std::printf("%s\n", VersionLine().c_str());
+    return 0;
+  }
+  if (outcome.error) return Fail(*outcome.error);
   return std::nullopt;
 }
 

@@ -28,6 +28,16 @@ class FlagParser {
   // positional arguments are an error). Returns an exit code when the command should stop now:
   // 0 after printing --help, 2 after printing an error to stderr.
   std::optional<int> Parse(int argc, char **argv, std::vector<std::string> *rest);
+
+  // The same parse, printing nothing: for libraries that report errors their own way.
+  struct Outcome {
+    bool help = false;     // --help or -h was given (parsing stopped there)
+    bool version = false;  // --version was given (parsing stopped there)
+    std::optional<std::string> error;  // "unknown flag --x", "--n expects a whole number, ..."
+  };
+  Outcome ParseQuietly(int argc, char **argv, std::vector<std::string> *rest);
+  // "COMMAND VERSION", as --version prints it.
+  std::string VersionLine() const;
   std::string Help() const;
   // Prints "COMMAND: message" to stderr and returns 2 (for checks made after parsing).
   int Fail(const std::string &message) const;

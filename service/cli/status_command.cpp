@@ -18,7 +18,8 @@ nlohmann::json TaskJson(const v1::TaskStatus &t) {
           {"pid", t.pid()},                 {"program", t.program()},
           {"label", t.label()},             {"memory_bytes", t.memory_bytes()},
           {"warps", t.warps()},             {"gpu_index", t.gpu_index()},
-          {"since_unix_ms", t.since_unix_ms()}, {"allocated_bytes", t.allocated_bytes()}};
+          {"since_unix_ms", t.since_unix_ms()}, {"allocated_bytes", t.allocated_bytes()},
+          {"user", t.user()}};
 }
 
 void PrintJson(const v1::StatusReply &s) {
@@ -92,12 +93,13 @@ void PrintTable(const v1::StatusReply &s) {
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch()).count();
   if (s.tasks_size() > 0) {
-    std::printf("\nrunning:\n%-8s %-3s %-8s %-20s %-20s %12s %12s %7s %9s\n", "TASK", "GPU", "PID",
-                "PROGRAM", "LABEL", "RESERVED", "ALLOCATED", "WARPS", "AGE");
+    std::printf("\nrunning:\n%-8s %-3s %-8s %-10s %-20s %-20s %12s %12s %7s %9s\n", "TASK", "GPU",
+                "PID", "USER", "PROGRAM", "LABEL", "RESERVED", "ALLOCATED", "WARPS", "AGE");
     for (const v1::TaskStatus &t : s.tasks()) {
-      std::printf("%-8llu %-3d %-8lld %-20s %-20s %12s %12s %7llu %9s\n",
+      std::printf("%-8llu %-3d %-8lld %-10s %-20s %-20s %12s %12s %7llu %9s\n",
                   static_cast<unsigned long long>(t.task_id()), t.gpu_index(),
-                  static_cast<long long>(t.pid()), Clip(t.program(), 20).c_str(),
+                  static_cast<long long>(t.pid()), Clip(t.user(), 10).c_str(),
+                  Clip(t.program(), 20).c_str(),
                   Clip(t.label(), 20).c_str(), core::FormatBytes(t.memory_bytes()).c_str(),
                   t.allocated_bytes() > 0 ? core::FormatBytes(t.allocated_bytes()).c_str() : "-",
                   static_cast<unsigned long long>(t.warps()),
@@ -105,12 +107,12 @@ void PrintTable(const v1::StatusReply &s) {
     }
   }
   if (s.waiting_size() > 0) {
-    std::printf("\nwaiting (oldest first):\n%-8s %-8s %-20s %-20s %12s %9s\n", "TASK", "PID",
-                "PROGRAM", "LABEL", "NEEDS", "WAITING");
+    std::printf("\nwaiting (oldest first):\n%-8s %-8s %-10s %-20s %-20s %12s %9s\n", "TASK", "PID",
+                "USER", "PROGRAM", "LABEL", "NEEDS", "WAITING");
     for (const v1::TaskStatus &t : s.waiting()) {
-      std::printf("%-8llu %-8lld %-20s %-20s %12s %9s\n",
+      std::printf("%-8llu %-8lld %-10s %-20s %-20s %12s %9s\n",
                   static_cast<unsigned long long>(t.task_id()), static_cast<long long>(t.pid()),
-                  Clip(t.program(), 20).c_str(), Clip(t.label(), 20).c_str(),
+                  Clip(t.user(), 10).c_str(), Clip(t.program(), 20).c_str(), Clip(t.label(), 20).c_str(),
                   core::FormatBytes(t.memory_bytes()).c_str(),
                   FormatAge(now_ms - t.since_unix_ms()).c_str());
     }
@@ -124,7 +126,7 @@ int RunStatusCommand(int argc, char **argv) {
   std::string socket = SocketFromEnvironment();
   FlagParser flags(argv[0], "mgb status [--json] [--socket PATH]\n\n"
                             "Shows each GPU's memory (total, reserved, used, available), warps in use,\n"
-                            "tasks and sessions; each running task (GPU, pid, program, label, reserved\n"
+                            "tasks and sessions; each running task (GPU, pid, user, program, label, reserved\n"
                             "and allocated memory, warps, age); and the tasks waiting for a GPU (what\n"
                             "they need, for how long), oldest first.");
   flags.Bool("json", &json, "print JSON (byte and count fields are integers)");

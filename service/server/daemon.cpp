@@ -52,12 +52,12 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   }
 
   ServiceOptions service_options;
-  // Sessions take their pid from the kernel's peer credentials, not from the client's word.
-  service_options.peer_pid = [daemon = d.get()](const std::string &grpc_peer) -> std::optional<int64_t> {
+  // Sessions take their pid and user from the kernel's peer credentials, not the client's word.
+  service_options.peer = [daemon = d.get()](const std::string &grpc_peer) -> std::optional<PeerIdentity> {
     if (daemon->listener_ == nullptr) return std::nullopt;
     std::optional<PeerCredentials> peer = daemon->listener_->Peer(grpc_peer);
     if (!peer) return std::nullopt;
-    return peer->pid;
+    return PeerIdentity{peer->pid, peer->uid};
   };
   service_options.verbosity = options.verbosity;
   service_options.memory_probe = d->probe_.get();

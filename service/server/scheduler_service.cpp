@@ -1,5 +1,6 @@
 #include "scheduler_service.h"
 
+#include <pwd.h>
 #include <sys/random.h>
 
 #include <cstdio>
@@ -37,6 +38,17 @@ std::string RandomSessionKey() {
 }
 
 constexpr size_t kMaxWatchBacklog = 10000;  // a watcher further behind than this is dropped
+
+// The user's name for a uid, or the number when the system has no name for it.
+std::string UserName(uint32_t uid) {
+  passwd entry{};
+  passwd *found = nullptr;
+  std::vector<char> buffer(16384);
+  if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
+    return found->pw_name;
+  }
+  return std::to_string(uid);
+}
 
 }  // namespace
 
@@ -116,7 +128,7 @@ class SchedulerService::Stream : public grpc::ServerWriteReactor<Message> {
 // lost socket, server shutdown) closes the session in the core, releasing all it holds.
 class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
  public:
-  AttachReactor(SchedulerService *service, const v1::AttachRequest &request)
+  AttachReactor(SchedulerService *service, const v1::AttachRequest &request, const std::string &user)
       : service_(service), key_(RandomSessionKey()) {
     self_.reset(this);
     v1::SessionEvent event;
@@ -126,7 +138,7 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
           service_->core_->OpenSession(request.pid(), request.program(), UnixMicrosNow());
       service_->opening_pid_ = 0;
       service_->sessions_by_key_[key_] = id;
-      service_->sessions_[id] = SessionRecord{key_, request.pid()};
+      service_->sessions_[id] = SessionRecord{key_, request.pid(), user};
       session_ = id;
       v1::SessionInfo *info = event.mutable_info();
       for (const v1::RestoredTask &held : request.restore()) {
@@ -442,16 +454,18 @@ void SchedulerService::TimerLoop() {
 grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
     grpc::CallbackServerContext *context, const v1::AttachRequest *request) {
   v1::AttachRequest attach = *request;
-  if (service_options_.peer_pid) {
-    if (std::optional<int64_t> pid = service_options_.peer_pid(context->peer())) {
-      if (*pid != attach.pid() && service_options_.verbosity >= 1) {
+  std::string user;
+  if (service_options_.peer) {
+    if (std::optional<PeerIdentity> peer = service_options_.peer(context->peer())) {
+      if (peer->pid != attach.pid() && service_options_.verbosity >= 1) {
         std::fprintf(stderr, "mgbd: a client claimed pid %lld; its connection is from pid %lld\n",
-                     static_cast<long long>(attach.pid()), static_cast<long long>(*pid));
+                     static_cast<long long>(attach.pid()), static_cast<long long>(peer->pid));
       }
-      attach.set_pid(*pid);
+      attach.set_pid(peer->pid);
+      user = UserName(peer->uid);
     }
   }
-  return new AttachReactor(this, attach);
+  return new AttachReactor(this, attach, user);
 }
 
 grpc::ServerWriteReactor<v1::Event> *SchedulerService::Watch(grpc::CallbackServerContext *,
@@ -583,11 +597,20 @@ grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *
                                                    const v1::StatusRequest * /*request*/,
                                                    v1::StatusReply *reply) {
   core::Snapshot snapshot;
+  std::vector<std::string> running_users, waiting_users;
   Locked([&] {
     RefreshMemory(UnixMicrosNow(), false);
     snapshot = core_->Status();
+    auto user_of = [this](core::SessionId session) {
+      auto it = sessions_.find(session);
+      return it != sessions_.end() ? it->second.user : std::string();
+    };
+    for (const core::TaskSnapshot &t : snapshot.running) running_users.push_back(user_of(t.session));
+    for (const core::TaskSnapshot &t : snapshot.waiting) waiting_users.push_back(user_of(t.session));
   });
   ToProto(snapshot, reply);
+  for (int i = 0; i < reply->tasks_size(); ++i) reply->mutable_tasks(i)->set_user(running_users[i]);
+  for (int i = 0; i < reply->waiting_size(); ++i) reply->mutable_waiting(i)->set_user(waiting_users[i]);
   grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;

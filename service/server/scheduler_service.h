@@ -32,15 +32,22 @@ class MemoryProbe {
   virtual absl::StatusOr<nvml::DeviceMemory> Memory(uint32_t gpu_index) = 0;
 };
 
+// Who is at the other end of a connection, as the kernel says (SO_PEERCRED).
+struct PeerIdentity {
+  int64_t pid = 0;
+  uint32_t uid = 0;
+};
+
 struct ServiceOptions {
   std::string mps_pipe_directory;        // handed to clients in SessionInfo
   int verbosity = 0;                     // >= 1: one stderr line per scheduling decision
   MemoryProbe *memory_probe = nullptr;   // needed when a GPU has NVML
   std::chrono::milliseconds memory_refresh{5};      // NVML read at most this often per decision
   std::chrono::milliseconds waiting_poll{20};       // re-read NVML this often while tasks wait
-  // The kernel's pid for a gRPC peer string, when known (mgbd's ConnectionListener): a session
-  // takes it over the pid its client claims (which may be forged, or from another pid namespace).
-  std::function<std::optional<int64_t>(const std::string &grpc_peer)> peer_pid;
+  // The kernel's pid and uid for a gRPC peer string, when known (mgbd's ConnectionListener): a
+  // session takes the pid over the one its client claims (which may be forged, or from another
+  // pid namespace), and Status names its user.
+  std::function<std::optional<PeerIdentity>(const std::string &grpc_peer)> peer;
 };
 
 class SchedulerService final : public v1::Scheduler::CallbackService, private core::EventSink {
@@ -108,6 +115,7 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   struct SessionRecord {
     std::string key;  // the secret session_id
     int64_t pid = 0;
+    std::string user;  // from the connection's uid; empty when unknown
   };
 
   SchedulerService(core::Options options, ServiceOptions service_options);

@@ -199,6 +199,10 @@ int RunSimulateCommand(int argc, char** argv) {
     std::fputs(kSimulateUsage, stdout);
     return 0;
   }
+  if (!flags->version_line.empty()) {
+    std::printf("%s\n", flags->version_line.c_str());
+    return 0;
+  }
   try {
     if (!flags->calibrate_files.empty()) return CalibrateCommand(*flags);
     if (!flags->from_batch_file.empty()) return FromBatch(*flags);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "flags.h"
 #include "mgb/core/byte_size.h"
 
 namespace mgb::sim {
@@ -87,35 +88,29 @@ absl::Status ParseSeconds(const std::string& flag, const std::string& text, doub
 }  // namespace
 
 absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
-  static const std::set<std::string> kValueFlags = {
-      "--trace", "--jobs", "--mix", "--seed", "--arrival-gap", "--gpus", "--gpu-memory",
-      "--sms", "--gpu-config", "--context-reserve", "--policy", "--workers", "--model", "--out",
-      "--label", "--write-trace", "--utilisation-samples", "--calibrate", "--write-model",
-      "--from-batch", "--check-recorded", "--profiles", "--tolerance"};
+  static const char* const kValueFlags[] = {
+      "trace", "jobs", "mix", "seed", "arrival-gap", "gpus", "gpu-memory", "sms", "gpu-config",
+      "context-reserve", "policy", "workers", "model", "out", "label", "write-trace",
+      "utilisation-samples", "calibrate", "write-model", "from-batch", "check-recorded",
+      "profiles", "tolerance"};
   SimulateFlags f;
-  std::map<std::string, std::string> values;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      f.help = true;
-      continue;
-    }
-    if (flag == "--generate") {
-      f.generate = true;
-      continue;
-    }
-    std::optional<std::string> value;
-    if (const size_t eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    }
-    if (!kValueFlags.count(flag)) return Bad(flag, "unknown flag");
-    if (!value) {
-      if (i + 1 >= argc) return Bad(flag, "needs a value");
-      value = argv[++i];
-    }
-    values[flag] = *value;
+  std::map<std::string, std::string> values;  // by "--name": checked below, each with its rule
+  // The syntax every mgb command shares (cli::FlagParser); the help text is kSimulateUsage.
+  cli::FlagParser parser("mgb simulate", "");
+  for (const char* name : kValueFlags) {
+    parser.Value(name, "VALUE", "", [&values, key = std::string("--") + name](const std::string& v) {
+      values[key] = v;
+      return std::optional<std::string>();
+    });
   }
+  parser.Bool("generate", &f.generate, "");
+  const cli::FlagParser::Outcome outcome = parser.ParseQuietly(argc, argv, nullptr);
+  if (outcome.error) return absl::InvalidArgumentError(*outcome.error + " (see mgb simulate --help)");
+  if (outcome.version) {
+    f.version_line = parser.VersionLine();
+    return f;
+  }
+  f.help = outcome.help;
   auto has = [&](const char* flag) { return values.count(flag) > 0; };
   auto text = [&](const char* flag, std::string& out) {
     if (has(flag)) out = values[flag];

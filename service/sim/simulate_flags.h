@@ -14,6 +14,7 @@ namespace mgb::sim {
 
 struct SimulateFlags {
   bool help = false;
+  std::string version_line;  // --version: what to print (nothing else is parsed)
   // Input.
   std::string trace_file;
   bool generate = false;

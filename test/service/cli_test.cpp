@@ -1,5 +1,6 @@
 // mgbd and mgb as processes: --help and bad flags, socket handling, `mgb status --json`,
 // `mgb run` with a config-GPU mgbd.
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -168,6 +169,11 @@ TEST_CASE("mgb status lists running tasks (reserved, allocated, age) and waiting
   auto doc = nlohmann::json::parse(json.out);
   REQUIRE(doc["running_tasks"].size() == 1);
   CHECK(doc["running_tasks"][0]["allocated_bytes"] == 3 * kGiB);
+  // The user is the kernel's (SO_PEERCRED): this test's own.
+  const passwd *me = getpwuid(getuid());
+  REQUIRE(me != nullptr);
+  CHECK(doc["running_tasks"][0]["user"] == std::string(me->pw_name));
+  CHECK_THAT(table.out, Catch::Contains(std::string(" ") + me->pw_name + " "));
   CHECK(doc["running_tasks"][0]["memory_bytes"] == 10 * kGiB);
   REQUIRE(doc["waiting_tasks"].size() == 1);
   CHECK(doc["waiting_tasks"][0]["label"] == "big-step");

@@ -47,6 +47,23 @@ TEST_CASE("flags: sizes and errors name the flag", "[sim][cli]") {
   auto flags = mgb::sim::ParseSimulateFlags(3, argv);
   REQUIRE_FALSE(flags.ok());
   CHECK_THAT(std::string(flags.status().message()), Catch::Contains("--workers"));
+  // The syntax and error format of every mgb command (cli::FlagParser).
+  std::string b1 = "--frobnicate";
+  char* bad[] = {a0.data(), b1.data()};
+  auto unknown = mgb::sim::ParseSimulateFlags(2, bad);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK_THAT(std::string(unknown.status().message()),
+             Catch::Contains("unknown flag --frobnicate") && Catch::Contains("see mgb simulate --help"));
+  std::string g1 = "--generate", g2 = "--jobs=7";
+  char* inline_value[] = {a0.data(), g1.data(), g2.data()};
+  auto seven = mgb::sim::ParseSimulateFlags(3, inline_value);
+  REQUIRE(seven.ok());
+  CHECK(seven->generator.jobs == 7);
+  std::string v1 = "--version";
+  char* version[] = {a0.data(), v1.data()};
+  auto printed = mgb::sim::ParseSimulateFlags(2, version);
+  REQUIRE(printed.ok());
+  CHECK_THAT(printed->version_line, Catch::StartsWith("mgb simulate "));
 }
 
 TEST_CASE("a simulated run writes the batch report and the trace it used", "[sim][cli]") {
