@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <numeric>
@@ -35,6 +36,37 @@ std::string LogStem(const std::string& name) {
   return stem;
 }
 
+// The file execv runs for `name`: itself when it names a path, else the first executable of that
+// name on PATH (resolved before fork: execvp may allocate, which the child of a threaded parent
+// must not); the name itself when none is found, so that execv reports why.
+std::string ResolveProgram(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return name;
+}
+
+// errno as words, for the child between fork and exec (strerror is not async-signal-safe).
+const char* ErrnoText(int error) {
+  switch (error) {
+    case ENOENT: return "No such file or directory";
+    case EACCES: return "Permission denied";
+    case ENOEXEC: return "Exec format error";
+    case ENOTDIR: return "Not a directory";
+    case ELOOP: return "Too many levels of symbolic links";
+    case ENAMETOOLONG: return "File name too long";
+    case E2BIG: return "Argument list too long";
+    case ENOMEM: return "Cannot allocate memory";
+    case ETXTBSY: return "Text file busy";
+    default: return "exec failed";
+  }
+}
+
 // Starts the job in its own process group (so a stop can kill its whole tree).
 pid_t Launch(JobRecord& r, const RunnerOptions& options) {
   r.stdout_path = options.log_dir + "/" + LogStem(r.job.name) + ".out";
@@ -42,8 +74,10 @@ pid_t Launch(JobRecord& r, const RunnerOptions& options) {
   std::vector<char*> argv;
   for (std::string& a : r.job.argv) argv.push_back(a.data());
   argv.push_back(nullptr);
+  const std::string program = r.job.argv.empty() ? std::string() : ResolveProgram(r.job.argv[0]);
   pid_t pid = fork();
   if (pid != 0) return pid;  // parent (or -1)
+  // From here until exec only async-signal-safe calls: the parent may have other threads.
   setpgid(0, 0);
   int out = open(r.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int err = open(r.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -52,10 +86,9 @@ pid_t Launch(JobRecord& r, const RunnerOptions& options) {
   dup2(err, STDERR_FILENO);
   close(out);
   close(err);
-  execvp(argv[0], argv.data());
-  // Only async-signal-safe calls after fork (the parent may have other threads).
-  const char* why = strerror(errno);
-  const char* parts[] = {"mgb batch: cannot run '", argv[0], "': ", why, "\n"};
+  execv(program.c_str(), argv.data());
+  const char* parts[] = {"mgb batch: cannot run '", argv[0] != nullptr ? argv[0] : "", "': ",
+                         ErrnoText(errno), "\n"};
   for (const char* part : parts) {
     ssize_t ignored = write(STDERR_FILENO, part, strlen(part));
     (void)ignored;

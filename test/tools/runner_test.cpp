@@ -131,7 +131,20 @@ TEST_CASE("a missing program is a crashed job, not a runner failure", "[batch][r
   BatchResult r = RunBatch({job}, options);
   CHECK(r.records[0].exit_code == 127);
   CHECK(r.records[0].crashed);
-  CHECK_THAT(TempDir::Read(r.records[0].stderr_path), Catch::Contains("cannot run '/nonexistent/program'"));
+  CHECK_THAT(TempDir::Read(r.records[0].stderr_path),
+             Catch::Contains("cannot run '/nonexistent/program': No such file or directory"));
+}
+
+TEST_CASE("a program named without a path is found on PATH, as a shell would", "[batch][runner]") {
+  TempDir dir;
+  Job job;
+  job.name = "by-name";
+  job.argv = {"sh", "-c", "echo found"};
+  RunnerOptions options;
+  options.log_dir = dir.path();
+  BatchResult r = RunBatch({job}, options);
+  CHECK(r.records[0].exit_code == 0);
+  CHECK_THAT(TempDir::Read(r.records[0].stdout_path), Catch::Contains("found"));
 }
 
 TEST_CASE("a stop request kills running jobs and leaves queued ones unstarted", "[batch][runner]") {
