@@ -53,7 +53,7 @@ Exit status: 0 all jobs exited 0; 1 a job crashed or failed its check; 2 bad usa
 volatile std::sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
 
-// The flags as given (by name, without "--"), and the parser that reports what is wrong.
+// The flags as given (by "--name"), and the parser that reports what is wrong.
 struct Args {
   std::map<std::string, std::string> values;
   bool generate = false, no_nvml = false;
@@ -87,7 +87,7 @@ constexpr ValuedFlag kValued[] = {
 // Number flag with a range check; sets error naming the flag.
 double Number(const Args& args, const std::string& flag, double fallback, double lo, double hi,
               std::string& error) {
-  auto it = args.values.find(flag.substr(2));
+  auto it = args.values.find(flag);
   if (it == args.values.end()) return fallback;
   char* end = nullptr;
   double v = std::strtod(it->second.c_str(), &end);
@@ -101,7 +101,7 @@ double Number(const Args& args, const std::string& flag, double fallback, double
 }
 
 std::string Value(const Args& args, const std::string& flag, const std::string& fallback = "") {
-  auto it = args.values.find(flag.substr(2));
+  auto it = args.values.find(flag);
   return it == args.values.end() ? fallback : it->second;
 }
 
@@ -123,7 +123,7 @@ int Generate(const Args& args) {
   spec.bin_dir = Value(args, "--bin-dir", spec.bin_dir);
   if (!ParseRatio(Value(args, "--ratio", "1:1"), spec.large, spec.small))
     error = "--ratio must look like L:S (e.g. 3:1), got '" + Value(args, "--ratio") + "'";
-  if (args.values.count("calibration"))
+  if (args.values.count("--calibration"))
     if (std::string e = LoadIterCosts(Value(args, "--calibration"), spec.costs); !e.empty()) error = e;
   if (!error.empty()) return args.flags->Fail("--generate: " + error);
   std::vector<Job> jobs = GenerateMix(spec);
@@ -139,7 +139,7 @@ int Run(const Args& args) {
   RunnerOptions options;
   options.workers = static_cast<int>(Number(args, "--workers", 2, 1, 4096, error));
   double nvml_period = Number(args, "--nvml-period", 0.5, 0.01, 3600, error);
-  if (!args.values.count("jobs")) error = "--jobs FILE is required (or --generate)";
+  if (!args.values.count("--jobs")) error = "--jobs FILE is required (or --generate)";
   if (!error.empty()) return args.flags->Fail(error);
   JobListResult list = LoadJobList(Value(args, "--jobs"));
   if (!list.ok()) return args.flags->Fail("--jobs: " + list.error);
@@ -191,14 +191,14 @@ int RunBatchCommand(int argc, char** argv) {
   mgb::cli::FlagParser flags(command, kUsage);
   args.flags = &flags;
   for (const ValuedFlag& f : kValued) {
-    flags.Value(f.name, f.value_name, f.help, [&args, name = std::string(f.name)](const std::string& v) {
-      args.values[name] = v;
+    flags.Value(f.name, f.value_name, f.help, [&args, key = std::string("--") + f.name](const std::string& v) {
+      args.values[key] = v;
       return std::optional<std::string>();
     });
   }
   flags.Bool("generate", &args.generate, "write a job list instead of running one");
   flags.Bool("no-nvml", &args.no_nvml, "do not sample GPUs through NVML");
   if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;
-  if (!args.values.count("out")) return flags.Fail("--out FILE is required");
+  if (!args.values.count("--out")) return flags.Fail("--out FILE is required");
   return args.generate ? Generate(args) : Run(args);
 }

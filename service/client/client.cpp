@@ -76,9 +76,12 @@ int64_t UnixMs(std::chrono::system_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
 
+// How long after a call's deadline the client itself gives up: mgbd answers at the deadline.
+constexpr std::chrono::seconds kDeadlineSafetyMargin(2);
+
 // gRPC's own deadline is a safety net a little after mgbd's (which answers DEADLINE_EXCEEDED).
 void SetDeadline(grpc::ClientContext &context, const Deadline &deadline) {
-  if (deadline) context.set_deadline(*deadline + std::chrono::seconds(2));
+  if (deadline) context.set_deadline(*deadline + kDeadlineSafetyMargin);
 }
 
 void ToProto(const Dim3 &d, v1::Dim3 *out) {
@@ -98,7 +101,7 @@ void ToProto(const LaunchShape &shape, v1::LaunchShape *out) {
 LaneClient::Until LaneSafetyNet(const Deadline &deadline) {
   if (!deadline) return std::nullopt;
   return std::chrono::steady_clock::now() + (*deadline - std::chrono::system_clock::now()) +
-         std::chrono::seconds(2);
+         kDeadlineSafetyMargin;
 }
 
 // How long a call waits for mgbd to come back after it went away (MGB_RECONNECT_SECONDS).
@@ -276,7 +279,7 @@ class GrpcClient final : public Client {
       request.set_task_id(server_id);
     }
     if (connection->lanes != nullptr) {
-      std::optional<absl::Status> sent = connection->lanes->End(request, program_);
+      std::optional<absl::Status> sent = connection->lanes->End(request);
       if (sent && sent->ok()) return absl::OkStatus();
       // Not sent on the lane: gRPC's call below (a lost session released the task anyway).
     }
@@ -330,7 +333,7 @@ class GrpcClient final : public Client {
           first_channel_ != nullptr ? std::move(first_channel_) : ChannelTo(socket_path_);
       first_channel_ = nullptr;
       connection->stub = v1::Scheduler::NewStub(connection->channel);
-      if (FastLaneWanted()) connection->lanes = std::make_unique<LanePool>(socket_path_);
+      if (FastLaneWanted()) connection->lanes = std::make_unique<LanePool>(socket_path_, program_);
       v1::AttachRequest request;
       request.set_pid(pid_);
       request.set_program(program_);

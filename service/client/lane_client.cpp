@@ -24,6 +24,7 @@ absl::Status FromLaneError(const std::string &payload) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LaneClient>> LaneClient::Open(const std::string &socket_path,
+                                                             const std::string &program,
                                                              std::chrono::milliseconds timeout) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
@@ -33,17 +34,12 @@ absl::StatusOr<std::unique_ptr<LaneClient>> LaneClient::Open(const std::string &
   std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size() + 1);
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return absl::UnavailableError(absl::StrCat("socket: ", std::strerror(errno)));
-  std::unique_ptr<LaneClient> lane(new LaneClient(fd));
+  std::unique_ptr<LaneClient> lane(new LaneClient(fd, program));
   if (connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0) {
     return absl::UnavailableError(
         absl::StrCat("connecting to ", socket_path, ": ", std::strerror(errno)));
   }
-  char hello[8];
-  std::memcpy(hello, lane::kMagic, 4);
-  for (int i = 0; i < 4; ++i) hello[4 + i] = static_cast<char>((lane::kVersion >> (8 * i)) & 0xff);
-  if (send(fd, hello, sizeof hello, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof hello)) {
-    return absl::UnavailableError(absl::StrCat("writing to ", socket_path, ": ", std::strerror(errno)));
-  }
+  if (absl::Status st = lane::WriteHello(fd); !st.ok()) return st;
   // An mgbd without the lane hands the connection to gRPC, which closes it (or says nothing).
   absl::StatusOr<lane::Frame> answer =
       lane::ReadFrame(fd, std::chrono::steady_clock::now() + timeout);
@@ -91,8 +87,7 @@ absl::StatusOr<v1::TaskBeginReply> LaneClient::Begin(const v1::TaskBeginRequest 
   return reply;
 }
 
-absl::Status LaneClient::SendEnd(const v1::TaskEndRequest &request, const std::string &program) {
-  program_ = program;
+absl::Status LaneClient::SendEnd(const v1::TaskEndRequest &request) {
   if (absl::Status st = lane::WriteFrame(fd_, next_call_++, lane::Kind::kEnd, &request); !st.ok()) {
     broken_ = true;
     return st;
@@ -110,15 +105,14 @@ absl::Status LaneClient::Ping(Until until) {
   return AnswerTo(call, until).status();
 }
 
-std::unique_ptr<LaneClient> LanePool::Open() {
+absl::StatusOr<std::unique_ptr<LaneClient>> LanePool::Open() {
   absl::StatusOr<std::unique_ptr<LaneClient>> lane =
-      LaneClient::Open(socket_path_, std::chrono::milliseconds(2000));
-  if (lane.ok()) return std::move(*lane);
+      LaneClient::Open(socket_path_, program_, std::chrono::milliseconds(2000));
   if (lane.status().code() == absl::StatusCode::kUnimplemented) {
     std::lock_guard<std::mutex> lock(mu_);
     off_ = true;
   }
-  return nullptr;
+  return lane;
 }
 
 std::optional<absl::StatusOr<v1::TaskBeginReply>> LanePool::Begin(
@@ -132,11 +126,11 @@ std::optional<absl::StatusOr<v1::TaskBeginReply>> LanePool::Begin(
       idle_.pop_back();
     }
   }
-  if (lane == nullptr && (lane = Open()) == nullptr) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (off_) return std::nullopt;
-    return absl::StatusOr<v1::TaskBeginReply>(
-        absl::UnavailableError(absl::StrCat("mgbd is not reachable at socket ", socket_path_)));
+  if (lane == nullptr) {
+    absl::StatusOr<std::unique_ptr<LaneClient>> opened = Open();
+    if (opened.status().code() == absl::StatusCode::kUnimplemented) return std::nullopt;
+    if (!opened.ok()) return absl::StatusOr<v1::TaskBeginReply>(opened.status());
+    lane = std::move(*opened);
   }
   absl::StatusOr<v1::TaskBeginReply> answer = lane->Begin(request, until);
   if (!lane->broken()) {
@@ -146,22 +140,19 @@ std::optional<absl::StatusOr<v1::TaskBeginReply>> LanePool::Begin(
   return answer;
 }
 
-std::optional<absl::Status> LanePool::End(const v1::TaskEndRequest &request,
-                                          const std::string &program) {
+std::optional<absl::Status> LanePool::End(const v1::TaskEndRequest &request) {
   std::lock_guard<std::mutex> lock(end_mu_);
   if (end_lane_ == nullptr || end_lane_->broken()) {
     {
       std::lock_guard<std::mutex> pool_lock(mu_);
       if (off_) return std::nullopt;
     }
-    end_lane_ = Open();
-    if (end_lane_ == nullptr) {
-      std::lock_guard<std::mutex> pool_lock(mu_);
-      if (off_) return std::nullopt;
-      return absl::UnavailableError(absl::StrCat("mgbd is not reachable at socket ", socket_path_));
-    }
+    absl::StatusOr<std::unique_ptr<LaneClient>> opened = Open();
+    if (opened.status().code() == absl::StatusCode::kUnimplemented) return std::nullopt;
+    if (!opened.ok()) return opened.status();
+    end_lane_ = std::move(*opened);
   }
-  return end_lane_->SendEnd(request, program);
+  return end_lane_->SendEnd(request);
 }
 
 void LanePool::Flush(LaneClient::Until until) {

@@ -20,8 +20,10 @@ class LaneClient {
   using Until = std::optional<std::chrono::steady_clock::time_point>;
 
   // Connects to mgbd's socket and waits for its hello. UNIMPLEMENTED when the mgbd there does
-  // not speak the lane (it is older, or refuses): the caller uses gRPC instead.
+  // not speak the lane (it is older, or refuses): the caller uses gRPC instead. `program` names
+  // the program in the lines that report refused TaskEnds.
   static absl::StatusOr<std::unique_ptr<LaneClient>> Open(const std::string &socket_path,
+                                                          const std::string &program,
                                                           std::chrono::milliseconds timeout);
   ~LaneClient();
   LaneClient(const LaneClient &) = delete;
@@ -31,7 +33,7 @@ class LaneClient {
   // request's deadline; `until` is a safety net). mgbd's refusal comes back with its code.
   absl::StatusOr<v1::TaskBeginReply> Begin(const v1::TaskBeginRequest &request, Until until);
   // Sends a TaskEnd without waiting: mgbd answers only a refusal, printed when read.
-  absl::Status SendEnd(const v1::TaskEndRequest &request, const std::string &program);
+  absl::Status SendEnd(const v1::TaskEndRequest &request);
   // Waits until mgbd handled every frame sent before it.
   absl::Status Ping(Until until);
 
@@ -41,7 +43,7 @@ class LaneClient {
   bool broken() const { return broken_; }
 
  private:
-  explicit LaneClient(int fd) : fd_(fd) {}
+  LaneClient(int fd, std::string program) : fd_(fd), program_(std::move(program)) {}
   // Reads until the answer to `call`, printing refusals of earlier TaskEnds on the way.
   absl::StatusOr<std::string> AnswerTo(uint32_t call, Until until);
 
@@ -49,7 +51,7 @@ class LaneClient {
   uint32_t next_call_ = 1;
   int unconfirmed_ends_ = 0;
   bool broken_ = false;
-  std::string program_;  // for the lines that report refused TaskEnds
+  const std::string program_;
 };
 
 // The fast-lane connections of one session with one mgbd: each TaskBegin borrows a connection
@@ -57,19 +59,22 @@ class LaneClient {
 // connection of their own, and Flush confirms them. Thread-safe.
 class LanePool {
  public:
-  explicit LanePool(std::string socket_path) : socket_path_(std::move(socket_path)) {}
+  LanePool(std::string socket_path, std::string program)
+      : socket_path_(std::move(socket_path)), program_(std::move(program)) {}
 
   // Empty when the lane is off (this mgbd has none): the caller uses gRPC.
   std::optional<absl::StatusOr<v1::TaskBeginReply>> Begin(const v1::TaskBeginRequest &request,
                                                           LaneClient::Until until);
-  std::optional<absl::Status> End(const v1::TaskEndRequest &request, const std::string &program);
+  std::optional<absl::Status> End(const v1::TaskEndRequest &request);
   // Waits until mgbd handled every TaskEnd sent so far.
   void Flush(LaneClient::Until until);
 
  private:
-  std::unique_ptr<LaneClient> Open();  // null (and the lane off, if mgbd has none) on failure
+  // A new connection; UNIMPLEMENTED (and the lane off from now on) when mgbd has none.
+  absl::StatusOr<std::unique_ptr<LaneClient>> Open();
 
   const std::string socket_path_;
+  const std::string program_;
   std::mutex mu_;
   std::vector<std::unique_ptr<LaneClient>> idle_;
   bool off_ = false;

@@ -23,7 +23,40 @@ uint32_t GetU32(const unsigned char *in) {
 
 constexpr size_t kHeader = 9;  // length, call, kind
 
+// Sends all of `data` (never raising SIGPIPE).
+absl::Status SendAll(int fd, const char *data, size_t size) {
+  size_t sent = 0;
+  while (sent < size) {
+    const ssize_t n = send(fd, data + sent, size - sent, MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return absl::UnavailableError(absl::StrCat("mgbd's lane connection is gone (",
+                                                 n < 0 ? std::strerror(errno) : "closed", ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::Status WriteHello(int fd, uint32_t version) {
+  char hello[sizeof kMagic + 4];
+  std::memcpy(hello, kMagic, sizeof kMagic);
+  PutU32(hello + sizeof kMagic, version);
+  return SendAll(fd, hello, sizeof hello);
+}
+
+absl::StatusOr<uint32_t> ReadHello(int fd, std::chrono::steady_clock::time_point until) {
+  unsigned char hello[sizeof kMagic + 4];
+  if (absl::Status st = ReadExactly(fd, hello, sizeof hello, until); !st.ok()) return st;
+  if (std::memcmp(hello, kMagic, sizeof kMagic) != 0) {
+    return absl::InvalidArgumentError("not a lane connection");
+  }
+  return GetU32(hello + sizeof kMagic);
+}
 
 absl::Status WriteFrame(int fd, uint32_t call, Kind kind, const google::protobuf::MessageLite *message) {
   std::string buffer(kHeader, '\0');
@@ -35,19 +68,7 @@ absl::Status WriteFrame(int fd, uint32_t call, Kind kind, const google::protobuf
   PutU32(buffer.data(), static_cast<uint32_t>(payload));
   PutU32(buffer.data() + 4, call);
   buffer[8] = static_cast<char>(kind);
-  size_t sent = 0;
-  while (sent < buffer.size()) {
-    const ssize_t n = send(fd, buffer.data() + sent, buffer.size() - sent, MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      return absl::UnavailableError(absl::StrCat("mgbd's lane connection is gone (",
-                                                 n < 0 ? std::strerror(errno) : "closed", ")"));
-    }
-  }
-  return absl::OkStatus();
+  return SendAll(fd, buffer.data(), buffer.size());
 }
 
 absl::Status ReadExactly(int fd, void *data, size_t size,

@@ -46,6 +46,12 @@ struct Frame {
   std::string payload;
 };
 
+// The client's opening: kMagic and `version`. UNAVAILABLE when the connection is gone.
+absl::Status WriteHello(int fd, uint32_t version = kVersion);
+// Reads a client's opening and returns its version; INVALID_ARGUMENT when it is not kMagic,
+// otherwise ReadExactly's errors.
+absl::StatusOr<uint32_t> ReadHello(int fd, std::chrono::steady_clock::time_point until);
+
 // Writes a whole frame (never raises SIGPIPE). UNAVAILABLE when the connection is gone.
 absl::Status WriteFrame(int fd, uint32_t call, Kind kind,
                         const google::protobuf::MessageLite *message = nullptr);

@@ -5,10 +5,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstring>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "lane_wire.h"
 #include "proto_convert.h"
 
@@ -95,15 +94,12 @@ void FastLane::Stop() {
 void FastLane::Run(const std::shared_ptr<Connection> &connection) {
   const int fd = connection->fd();
   PrepareSocket(fd);
-  char hello[8];
-  const auto greeting_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  if (lane::ReadExactly(fd, hello, sizeof hello, greeting_by).ok() &&
-      std::memcmp(hello, lane::kMagic, sizeof lane::kMagic) == 0) {
-    uint32_t version = 0;
-    for (int i = 0; i < 4; ++i) version |= uint32_t{static_cast<unsigned char>(hello[4 + i])} << (8 * i);
-    if (version != lane::kVersion) {
-      connection->Answer(0, absl::FailedPreconditionError(
-                                "this mgbd speaks lane version 1 only; use gRPC"));
+  absl::StatusOr<uint32_t> version =
+      lane::ReadHello(fd, std::chrono::steady_clock::now() + std::chrono::seconds(5));
+  if (version.ok()) {
+    if (*version != lane::kVersion) {
+      connection->Answer(0, absl::FailedPreconditionError(absl::StrCat(
+                                "this mgbd speaks lane version ", lane::kVersion, " only; use gRPC")));
     } else {
       connection->Write(0, lane::Kind::kHello, nullptr);
       for (;;) {

@@ -248,11 +248,14 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
 
   void OnCancel() override {
     service_->Locked([&] {
-      const bool parked =
-          is_grow_ ? [&] { auto it = service_->parked_grows_.find(task);
-                           return it != service_->parked_grows_.end() && it->second == this; }()
-                   : [&] { auto it = service_->parked_begins_.find(task);
-                           return it != service_->parked_begins_.end() && it->second.call == this; }();
+      bool parked = false;
+      if (is_grow_) {
+        auto it = service_->parked_grows_.find(task);
+        parked = it != service_->parked_grows_.end() && it->second == this;
+      } else {
+        auto it = service_->parked_begins_.find(task);
+        parked = it != service_->parked_begins_.end() && it->second.call == this;
+      }
       if (!parked) return;
       const bool expired = context_->deadline() <= std::chrono::system_clock::now();
       // Emits kTaskCancelled, whose handler unparks and finishes this call.

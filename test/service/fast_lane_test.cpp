@@ -45,12 +45,7 @@ int RawConnection(const std::string &socket) {
   return fd;
 }
 
-void SendHello(int fd, uint32_t version) {
-  char hello[8];
-  std::memcpy(hello, lane::kMagic, 4);
-  std::memcpy(hello + 4, &version, 4);  // little-endian machines only, as the test runs
-  REQUIRE(send(fd, hello, sizeof hello, MSG_NOSIGNAL) == 8);
-}
+void SendHello(int fd, uint32_t version) { REQUIRE(lane::WriteHello(fd, version).ok()); }
 
 }  // namespace
 
@@ -58,7 +53,7 @@ TEST_CASE("the fast lane places, refuses with the RPC's codes, and releases in o
   auto d = StartDaemon(1, 16 * kGiB);
   auto client = Client::Connect(d->socket, getpid(), "lane-test");
   REQUIRE(client.ok());
-  auto lane = LaneClient::Open(d->socket, std::chrono::milliseconds(1000));
+  auto lane = LaneClient::Open(d->socket, "lane-test", std::chrono::milliseconds(1000));
   REQUIRE(lane.ok());
   auto placed = (*lane)->Begin(BeginRequest(**client, 12 * kGiB), In(kSecond));
   REQUIRE(placed.ok());
@@ -81,9 +76,9 @@ TEST_CASE("the fast lane places, refuses with the RPC's codes, and releases in o
   v1::TaskEndRequest end;
   end.set_session_id((*client)->session().session_id);
   end.set_task_id(placed->task_id());
-  REQUIRE((*lane)->SendEnd(end, "lane-test").ok());
+  REQUIRE((*lane)->SendEnd(end).ok());
   end.set_task_id(987654);  // refused: reported on the next read, the connection goes on
-  REQUIRE((*lane)->SendEnd(end, "lane-test").ok());
+  REQUIRE((*lane)->SendEnd(end).ok());
   CHECK((*lane)->unconfirmed_ends() == 2);
   REQUIRE((*lane)->Ping(In(kSecond)).ok());
   CHECK((*lane)->unconfirmed_ends() == 0);
@@ -138,7 +133,7 @@ TEST_CASE("bad lane frames end only their own connection", "[lane][input]") {
   }
   // mgbd goes on serving gRPC and the lane.
   CHECK(Client::StatusAt(d->socket).ok());
-  CHECK(LaneClient::Open(d->socket, std::chrono::milliseconds(1000)).ok());
+  CHECK(LaneClient::Open(d->socket, "lane-test", std::chrono::milliseconds(1000)).ok());
 }
 
 TEST_CASE("a lane connection that closes withdraws its waiting TaskBegin", "[lane]") {
@@ -148,7 +143,7 @@ TEST_CASE("a lane connection that closes withdraws its waiting TaskBegin", "[lan
   auto held = (*client)->TaskBegin(12 * kGiB, LaunchShape{}, "held");
   REQUIRE(held.ok());
   {
-    auto lane = LaneClient::Open(d->socket, std::chrono::milliseconds(1000));
+    auto lane = LaneClient::Open(d->socket, "lane-test", std::chrono::milliseconds(1000));
     REQUIRE(lane.ok());
     // Waits (8 GiB does not fit); the client gives up first and drops the connection.
     auto waited = (*lane)->Begin(BeginRequest(**client, 8 * kGiB), In(std::chrono::milliseconds(300)));
