@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -83,6 +84,17 @@ SessionConfig SessionConfig::FromEnvironment() {
   return config;
 }
 
+// Under `mgb run` the driver-level guard (guard/) counts every allocation against the run's
+// reservation, while libmgb reserves its tasks' memory in sessions of its own: the guard stands
+// down so no byte is counted twice (docs/runtime.md, "The driver-level guard").
+void Session::StandDownDriverGuard() {
+  if (std::getenv("MGB_GUARD_DIR") == nullptr) return;
+  using Disable = void (*)(const char *);
+  if (auto disable = reinterpret_cast<Disable>(dlsym(RTLD_DEFAULT, "mgb_guard_disable"))) {
+    disable("the program is rewritten: libmgb places its tasks");
+  }
+}
+
 bool Session::Managed() {
   std::call_once(connected_, [this] {
     auto client = Client::Connect(config_.socket_path, getpid(), config_.program,
@@ -98,6 +110,7 @@ bool Session::Managed() {
     // rewritten program happens after this first libmgb call.
     const std::string &pipe = client_->session().mps_pipe_directory;
     if (!pipe.empty()) setenv("CUDA_MPS_PIPE_DIRECTORY", pipe.c_str(), /*overwrite=*/0);
+    StandDownDriverGuard();
   });
   std::lock_guard lock(mu_);
   return client_ != nullptr;

@@ -78,6 +78,7 @@ class Session {
   void Close();
 
  private:
+  static void StandDownDriverGuard();
   SessionConfig config_;
   std::once_flag connected_;
   std::shared_ptr<Client> client_;

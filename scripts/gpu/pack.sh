@@ -5,7 +5,9 @@
 #   wl-plain/  the same six as written (calibration: scripts/gpu/workloads.sh .device/wl-plain)
 #   patterns/  each pattern program as written (NAME.orig) and rewritten (NAME.mgb)
 #   golden/    each golden program of test/rewriter/inputs as written and through mgb-nvcc
-#   lib/       the shared libraries those need that a bare Ubuntu GPU machine lacks (gRPC...)
+#   lib/       the shared libraries those need that a bare Ubuntu GPU machine lacks (gRPC...), and
+#              libmgb-guard.so (where the packed mgb finds it: bin/../lib)
+#   guard/     the unmodified programs of examples/guard for scripts/gpu/guard.sh
 #   jobs/      job lists for the evaluation (mgb batch --generate, calibrated on the H200)
 # Usage: scripts/gpu/pack.sh [BUILD_DIR]    (default: build; build it first: scripts/test.sh)
 set -euo pipefail
@@ -14,8 +16,8 @@ build=${1:-build}
 out=.device
 # Only the folders this script fills are replaced: others under .device/ (a set of third-party
 # programs built for scripts/gpu/compare-programs.sh, say) are kept.
-rm -rf "$out"/{bin,lib,wl,wl-plain,patterns,golden,jobs}
-mkdir -p "$out"/{bin,lib,wl,wl-plain,patterns,golden,jobs}
+rm -rf "$out"/{bin,lib,wl,wl-plain,patterns,golden,jobs,guard}
+mkdir -p "$out"/{bin,lib,wl,wl-plain,patterns,golden,jobs,guard}
 
 need() { [ -x "$1" ] || { echo "pack: $1 is not built (build $build first)" >&2; exit 1; }; echo "$1"; }
 programs=(
@@ -25,6 +27,11 @@ programs=(
 for t in two_gpus lazy_path grow killed; do programs+=("$(need "$build/examples/runtime/runtime_$t")"); done
 programs+=("$(need "$build/bench/runtime/runtime_bench_gpu")")
 cp "${programs[@]}" "$out/bin/"
+cp "$(need "$build/guard/libmgb-guard.so")" "$out/lib/"
+for g in libraries big cost c_alloc; do
+  cp "$(need "$build/examples/guard/guard_$g")" "$out/guard/"; programs+=("$build/examples/guard/guard_$g")
+done
+cp examples/guard/ctypes_alloc.py "$out/guard/"
 for w in "$build"/workloads-mgb/*; do cp "$(need "$w")" "$out/wl/"; programs+=("$w"); done
 for w in "$build"/workloads/*; do cp "$(need "$w")" "$out/wl-plain/"; done
 for p in "$build"/examples/patterns/pattern_*_mgb; do

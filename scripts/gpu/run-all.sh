@@ -3,7 +3,8 @@
 #   scripts/gpu/pack.sh            # on the build machine, after scripts/test.sh: fills .device/
 #   scripts/gpu/run-all.sh         # on the GPU node, from the repo root, with .device/ carried
 # Runs, each printing PASS/FAIL lines: the service suite (context reserve, 100 GB programs with and
-# without mgbd, MPS caps), libmgb's GPU tests and benchmark (MPS on), every pattern program and
+# without mgbd, MPS caps), libmgb's GPU tests and benchmark (MPS on), the driver-level guard with
+# unmodified programs (scripts/gpu/guard.sh), every pattern program and
 # every golden program of the rewriter's tests as written vs rewritten under mgbd, and each
 # rewritten workload at a small size under mgbd.
 # Logs go to $OUT (or ./gpu-out). Exit status: the number of failed suites.
@@ -19,7 +20,7 @@ suite() {  # suite NAME COMMAND...: runs it with a time limit, output to $OUT/NA
   echo "===== $name"
   timeout "${SUITE_TIMEOUT:-240}" "$@" > "$OUT/$name.log" 2>&1
   local rc=$?
-  grep -E '^(PASS|FAIL|same output|DIFFERENT|both failed|compared|MISSING|context reserve|busy-first-gpu|placements per GPU|==)|MGB_RESULT|per task|per op' "$OUT/$name.log" | cut -c1-200
+  grep -E '^(PASS|FAIL|same output|DIFFERENT|both failed|compared|MISSING|context reserve|busy-first-gpu|placements per GPU|==)|MGB_RESULT|per task|per op|^cost ' "$OUT/$name.log" | cut -c1-200
   echo "===== $name: exit $rc"
   [ $rc -eq 0 ] || failed=$((failed + 1))
 }
@@ -42,6 +43,7 @@ workloads_smoke() {  # each rewritten workload at 0.5 GiB, three at a time, unde
 nvidia-smi --query-gpu=index,name,memory.total,memory.used --format=csv
 suite service bash scripts/gpu/service.sh "$dev/bin"
 suite runtime env MGB_GPU_MPS=1 bash scripts/gpu/runtime.sh run "$dev/bin"
+suite guard bash scripts/gpu/guard.sh "$dev/bin" "$dev/guard" "" "$(ls "$dev"/wl/* | head -1)"
 suite patterns bash scripts/gpu/rewriter.sh --run "$dev/patterns" "$dev/bin/mgbd"
 suite golden bash scripts/gpu/rewriter.sh --run "$dev/golden" "$dev/bin/mgbd"
 if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then  # again, placed away from the first GPU

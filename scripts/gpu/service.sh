@@ -6,7 +6,8 @@
 #   2. two 100 GB programs at once on one GPU WITHOUT mgbd: expect one out-of-memory
 #   3. mgbd with NVML and --mps; `mgb status`
 #   4. three 100 GB programs under `mgb run --mem 100G`: all finish (two GPUs, the third waits)
-#   5. the MPS memory cap set by `mgb run`: 20 GB inside a 10 GB grant fails, alone
+#   5. the MPS memory cap set by `mgb run`: 20 GB inside a 10 GB grant (--no-guard) or past
+#      --max-mem 10G fails
 set -uo pipefail
 dir=$(cd "${1:?usage: service.sh DIR-with-mgbd-mgb-mgb_hold_memory}" && pwd)
 export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -75,11 +76,15 @@ else
   fail "under mgbd: exit codes ${codes[*]}"
 fi
 
-# ---- 5. the MPS cap mgb run sets -----------------------------------------------------------
-"$dir/mgb" run --mem 10G -- "$hold" --gb 20 --seconds 1 > "$work/cap.out" 2>&1; rc=$?
+# ---- 5. the MPS cap mgb run sets: the first grant without the guard, --max-mem with it -----
+"$dir/mgb" run --no-guard --mem 10G -- "$hold" --gb 20 --seconds 1 > "$work/cap.out" 2>&1; rc=$?
 cat "$work/cap.out"
-if [[ $rc -eq 2 ]]; then pass "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT from a 10G grant stopped a 20 GB cudaMalloc"
+if [[ $rc -eq 2 ]]; then pass "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT from a 10G grant (--no-guard) stopped a 20 GB cudaMalloc"
 else fail "MPS cap: expected out-of-memory (2), got $rc"; fi
+"$dir/mgb" run --max-mem 10G -- "$hold" --gb 20 --seconds 1 > "$work/cap2.out" 2>&1; rc=$?
+cat "$work/cap2.out"
+if [[ $rc -eq 2 ]]; then pass "--max-mem 10G (guard, MPS limit behind it) stopped a 20 GB cudaMalloc"
+else fail "--max-mem: expected out-of-memory (2), got $rc"; fi
 
 kill -TERM $mgbd; wait $mgbd
 echo "--- mgbd log (decisions)"; cat "$work/mgbd.log"

@@ -1,12 +1,14 @@
-// mgb run --mem SIZE [--warps N] [--socket PATH] -- PROGRAM ARGS: an unmodified program as one
-// task. Waits for a GPU, shows the program only that GPU (CUDA_VISIBLE_DEVICES; under MPS also a
-// hard memory cap), forwards signals to it, reports its GPU memory (NVML GPUs), releases the GPU
-// when it exits, returns its status.
+// mgb run [--mem SIZE] [--max-mem SIZE] [--warps N] [--socket PATH] -- PROGRAM ARGS: an
+// unmodified program as one task. Waits for a GPU, shows the program only that GPU
+// (CUDA_VISIBLE_DEVICES), preloads the driver-level guard that counts its allocations and grows its
+// reservation (run_guard.h), forwards signals to it, reports its GPU memory, releases the GPU when
+// it exits, returns its status.
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +21,8 @@
 #include "commands.h"
 #include "flags.h"
 #include "mgb/client.h"
+#include "mgb/core/byte_size.h"
+#include "run_guard.h"
 
 extern char **environ;
 
@@ -29,19 +33,26 @@ constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2
 // How often the child's GPU memory is read while it runs.
 constexpr timespec kUsagePeriod = {0, 500'000'000};
 
-// The child's environment: ours, with the CUDA variables that pin it to the granted GPU.
+// The child's environment: ours, with the CUDA variables that pin it to the granted GPU and the
+// guard's. hard_limit: the most it may ever hold (0: no limit beyond the guard's).
 std::vector<std::string> ChildEnvironment(const Placement &p, const SessionDetails &session,
-                                          uint64_t granted_bytes) {
+                                          uint64_t hard_limit, const RunGuard *guard) {
   std::vector<std::pair<std::string, std::string>> set = {
       {"CUDA_VISIBLE_DEVICES", p.gpu_uuid.empty() ? std::to_string(p.gpu_index) : p.gpu_uuid}};
   if (!session.mps_pipe_directory.empty()) {
     set.emplace_back("CUDA_MPS_PIPE_DIRECTORY", session.mps_pipe_directory);
-    // A per-client cap the MPS server enforces: the program cannot take more than its grant plus
-    // its CUDA context, which mgbd charges separately (the cap counts both: measured on H200, a
-    // cap of exactly the grant refused a 100 GiB program its 100 GiB).
-    const uint64_t capped = granted_bytes + session.context_reserve_bytes;
-    const uint64_t mib = (capped + (1 << 20) - 1) >> 20;
-    set.emplace_back("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=" + std::to_string(mib) + "M");
+    if (hard_limit != 0) {
+      // A per-client cap the MPS server enforces, the backstop behind the guard: the program
+      // cannot take more than its limit plus its CUDA context, which mgbd charges separately (the
+      // cap counts both: measured on H200, a cap of exactly the grant refused a 100 GiB program
+      // its 100 GiB).
+      const uint64_t capped = hard_limit + session.context_reserve_bytes;
+      const uint64_t mib = (capped + (1 << 20) - 1) >> 20;
+      set.emplace_back("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=" + std::to_string(mib) + "M");
+    }
+  }
+  if (guard != nullptr) {
+    for (auto &entry : guard->Environment()) set.push_back(std::move(entry));
   }
   std::vector<std::string> env;
   for (char **e = environ; *e != nullptr; ++e) {
@@ -95,26 +106,54 @@ int SpawnAndWait(const char *self, std::vector<std::string> args, std::vector<st
   }
 }
 
+// What identifies the program for mgbd's learned peaks: its command line.
+std::string ProfileKey(const std::vector<std::string> &program) {
+  std::string key;
+  for (const std::string &word : program) key += (key.empty() ? "" : " ") + word;
+  return key;
+}
+
 }  // namespace
 
 int RunRunCommand(int argc, char **argv) {
-  uint64_t memory = 0;
+  uint64_t memory = 0, max_memory = 0;
   int64_t warps = 1;
+  bool no_guard = false;
   std::string socket = SocketFromEnvironment();
   FlagParser flags(argv[0],
-                   "mgb run --mem SIZE [--warps N] [--socket PATH] -- PROGRAM [ARGS...]\n\n"
-                   "Runs PROGRAM as one GPU task: waits until mgbd grants SIZE bytes on a GPU, shows\n"
-                   "the program only that GPU (CUDA_VISIBLE_DEVICES; under MPS also\n"
-                   "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT), releases it when the program exits and\n"
-                   "returns the program's exit status (127: it could not start).");
-  flags.Size("mem", &memory, "device memory the program needs (512M, 10G, 100GiB, bytes)");
+                   "mgb run [--mem SIZE] [--max-mem SIZE] [--warps N] [--socket PATH] -- PROGRAM [ARGS...]\n\n"
+                   "Runs PROGRAM as one GPU task: waits until mgbd grants it memory on a GPU, shows\n"
+                   "the program only that GPU (CUDA_VISIBLE_DEVICES) and preloads mgb's guard\n"
+                   "(libmgb-guard.so), which counts every device allocation and grows the grant\n"
+                   "through mgbd when the program needs more (waiting for room, never crashing\n"
+                   "another program). Without --mem the first grant is what this command line\n"
+                   "(yours) used at its peak last time, else mgbd's default. Releases the GPU when\n"
+                   "the program exits and returns its exit status (127: it could not start).");
+  flags.Size("mem", &memory, "the first grant (default: the learned peak, else mgbd's default)");
+  flags.Size("max-mem", &max_memory,
+             "the most the program may hold; past it allocations fail with out-of-memory "
+             "(under MPS also the server's pinned limit)");
   flags.Int("warps", &warps, "warps the program keeps busy, for the mgb policy (default 1)");
+  flags.Bool("no-guard", &no_guard,
+             "do not preload the guard: the program holds its first grant only (a hard limit "
+             "under MPS)");
   flags.String("socket", &socket, "mgbd's socket (default: $MGB_SOCKET or /tmp/mgbd.sock)");
   std::vector<std::string> program;
   if (std::optional<int> exit_code = flags.Parse(argc, argv, &program)) return *exit_code;
-  if (memory == 0) return flags.Fail("--mem SIZE is required and must be > 0");
   if (warps < 1 || warps > (int64_t{1} << 31)) return flags.Fail("--warps must be in 1..2^31");
   if (program.empty()) return flags.Fail("no PROGRAM after --");
+  if (max_memory != 0 && memory > max_memory) {
+    return flags.Fail("--mem " + core::FormatBytes(memory) + " is more than --max-mem " +
+                      core::FormatBytes(max_memory));
+  }
+  std::optional<std::string> guard_library;
+  if (!no_guard) {
+    guard_library = RunGuard::FindLibrary();
+    if (!guard_library) {
+      std::fprintf(stderr, "%s: warning: libmgb-guard.so not found (set MGB_GUARD_LIB); the program "
+                   "runs unguarded within its first grant\n", argv[0]);
+    }
+  }
 
   absl::StatusOr<std::unique_ptr<Client>> client = Client::Connect(socket, getpid(), program[0]);
   if (!client.ok()) {
@@ -124,8 +163,8 @@ int RunRunCommand(int argc, char **argv) {
   LaunchShape shape;
   shape.grid.x = static_cast<uint32_t>(warps);
   shape.block.x = 32;  // one warp per block: warps = N
-  absl::StatusOr<Placement> placement =
-      (*client)->TaskBegin(memory, shape, "mgb run " + program[0]);
+  absl::StatusOr<Placement> placement = (*client)->TaskBeginProfiled(
+      ProfileKey(program), memory, shape, "mgb run " + program[0]);
   if (!placement.ok()) {
     std::fprintf(stderr, "%s: mgbd refused the task: %s\n", argv[0],
                  std::string(placement.status().message()).c_str());
@@ -138,23 +177,48 @@ int RunRunCommand(int argc, char **argv) {
   for (int sig : kForwarded) sigaddset(&waited, sig);
   sigaddset(&waited, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &waited, &original_mask);
-  // On NVML GPUs mgbd counts what programs allocated twice (in NVML's used memory and as our
-  // unallocated grant) unless we say how much of the grant the program holds.
+  std::unique_ptr<RunGuard> guard;
+  if (guard_library) {
+    std::string error;
+    guard = RunGuard::Start(**client, placement->task_id, placement->memory_bytes, max_memory,
+                            *guard_library, &error);
+    if (!guard) {
+      std::fprintf(stderr, "%s: warning: %s; the program runs unguarded within its first grant\n",
+                   argv[0], error.c_str());
+    }
+  }
+  // Without the guard the first grant is all the program may hold.
+  const uint64_t hard_limit = guard ? max_memory : placement->memory_bytes;
+  // mgbd counts what programs allocated twice (in NVML's used memory and as our unallocated
+  // grant) unless we say how much of the grant the program holds: the guard's count when it is
+  // active, else NVML's reading of the child's memory.
   const std::unique_ptr<ChildGpuMemory> meter = ChildGpuMemory::Open(placement->gpu_uuid);
-  uint64_t reported = 0;
+  uint64_t reported = 0, reported_peak = 0, peak = 0;
   auto report_usage = [&](pid_t child) {
-    if (!meter) return;
-    const std::optional<uint64_t> bytes = meter->Bytes(child);
-    if (!bytes || *bytes == reported) return;
-    if (absl::Status s = (*client)->TaskUsage(placement->task_id, *bytes); !s.ok()) {
+    std::optional<uint64_t> bytes;
+    if (guard) {
+      const RunGuard::Usage usage = guard->Read();
+      if (usage.guarded) {
+        bytes = usage.allocated;
+        peak = std::max(peak, usage.peak);
+      }
+    }
+    if (!bytes && meter && child > 0) bytes = meter->Bytes(child);
+    if (!bytes) return;
+    peak = std::max(peak, *bytes);
+    if (*bytes == reported && peak == reported_peak) return;
+    if (absl::Status s = (*client)->TaskUsage(placement->task_id, *bytes, peak); !s.ok()) {
       std::fprintf(stderr, "%s: reporting GPU memory: %s\n", argv[0], std::string(s.message()).c_str());
       return;
     }
     reported = *bytes;
+    reported_peak = peak;
   };
-  const int status = SpawnAndWait(argv[0], program,
-                                   ChildEnvironment(*placement, (*client)->session(), memory),
-                                   waited, original_mask, report_usage);
+  const int status = SpawnAndWait(
+      argv[0], program, ChildEnvironment(*placement, (*client)->session(), hard_limit, guard.get()),
+      waited, original_mask, report_usage);
+  report_usage(0);  // the final peak, which mgbd keeps for this command line's next run
+  guard.reset();
   if (absl::Status end = (*client)->TaskEnd(placement->task_id); !end.ok()) {
     std::fprintf(stderr, "%s: releasing the GPU: %s\n", argv[0], std::string(end.message()).c_str());
   }

@@ -19,7 +19,7 @@ nlohmann::json TaskJson(const v1::TaskStatus &t) {
           {"label", t.label()},             {"memory_bytes", t.memory_bytes()},
           {"warps", t.warps()},             {"gpu_index", t.gpu_index()},
           {"since_unix_ms", t.since_unix_ms()}, {"allocated_bytes", t.allocated_bytes()},
-          {"user", t.user()}};
+          {"peak_bytes", t.peak_bytes()},   {"user", t.user()}};
 }
 
 void PrintJson(const v1::StatusReply &s) {
@@ -93,15 +93,17 @@ void PrintTable(const v1::StatusReply &s) {
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch()).count();
   if (s.tasks_size() > 0) {
-    std::printf("\nrunning:\n%-8s %-3s %-8s %-10s %-20s %-20s %12s %12s %7s %9s\n", "TASK", "GPU",
-                "PID", "USER", "PROGRAM", "LABEL", "RESERVED", "ALLOCATED", "WARPS", "AGE");
+    std::printf("\nrunning:\n%-8s %-3s %-8s %-10s %-20s %-20s %12s %12s %12s %7s %9s\n", "TASK",
+                "GPU", "PID", "USER", "PROGRAM", "LABEL", "RESERVED", "ALLOCATED", "PEAK", "WARPS",
+                "AGE");
     for (const v1::TaskStatus &t : s.tasks()) {
-      std::printf("%-8llu %-3d %-8lld %-10s %-20s %-20s %12s %12s %7llu %9s\n",
+      std::printf("%-8llu %-3d %-8lld %-10s %-20s %-20s %12s %12s %12s %7llu %9s\n",
                   static_cast<unsigned long long>(t.task_id()), t.gpu_index(),
                   static_cast<long long>(t.pid()), Clip(t.user(), 10).c_str(),
                   Clip(t.program(), 20).c_str(),
                   Clip(t.label(), 20).c_str(), core::FormatBytes(t.memory_bytes()).c_str(),
                   t.allocated_bytes() > 0 ? core::FormatBytes(t.allocated_bytes()).c_str() : "-",
+                  t.peak_bytes() > 0 ? core::FormatBytes(t.peak_bytes()).c_str() : "-",
                   static_cast<unsigned long long>(t.warps()),
                   FormatAge(now_ms - t.since_unix_ms()).c_str());
     }
@@ -126,8 +128,8 @@ int RunStatusCommand(int argc, char **argv) {
   std::string socket = SocketFromEnvironment();
   FlagParser flags(argv[0], "mgb status [--json] [--socket PATH]\n\n"
                             "Shows each GPU's memory (total, reserved, used, available), warps in use,\n"
-                            "tasks and sessions; each running task (GPU, pid, user, program, label, reserved\n"
-                            "and allocated memory, warps, age); and the tasks waiting for a GPU (what\n"
+                            "tasks and sessions; each running task (GPU, pid, user, program, label, reserved,\n"
+                            "allocated and peak memory, warps, age); and the tasks waiting for a GPU (what\n"
                             "they need, for how long), oldest first.");
   flags.Bool("json", &json, "print JSON (byte and count fields are integers)");
   flags.String("socket", &socket, "mgbd's socket (default: $MGB_SOCKET or /tmp/mgbd.sock)");

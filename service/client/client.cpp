@@ -178,7 +178,8 @@ class GrpcClient final : public Client {
 
   absl::StatusOr<Placement> Begin(uint64_t memory_bytes, const LaunchShape &shape,
                                   const std::string &label, const Deadline &deadline,
-                                  const std::string &preferred_pci_bus_id) {
+                                  const std::string &preferred_pci_bus_id,
+                                  const std::string &profile_key) {
     v1::TaskBeginReply reply;
     grpc::Status st = Call(deadline, [&](Connection &c) {
       v1::TaskBeginRequest request;
@@ -187,6 +188,7 @@ class GrpcClient final : public Client {
       ToProto(shape, request.mutable_shape());
       request.set_label(label);
       request.set_preferred_pci_bus_id(preferred_pci_bus_id);
+      request.set_profile_key(profile_key);
       if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
       if (c.lanes != nullptr) {
         std::optional<absl::StatusOr<v1::TaskBeginReply>> answer =
@@ -211,9 +213,11 @@ class GrpcClient final : public Client {
     // The id mgbd gave while it is the first mgbd; after a restart its ids start again low.
     const uint64_t local = std::max<uint64_t>(reply.task_id(), last_local_ + 1);
     last_local_ = local;
-    held_[local] = HeldTask{reply.task_id(), reply.gpu_index(), memory_bytes, shape, label};
-    return Placement{local, reply.gpu_index(), reply.gpu_name(), reply.gpu_uuid(),
-                     reply.pci_bus_id()};
+    // An older mgbd does not say what it granted: what was asked.
+    const uint64_t granted = reply.memory_bytes() != 0 ? reply.memory_bytes() : memory_bytes;
+    held_[local] = HeldTask{reply.task_id(), reply.gpu_index(), granted, shape, label};
+    return Placement{local,      reply.gpu_index(),  reply.gpu_name(),
+                     reply.gpu_uuid(), reply.pci_bus_id(), granted};
   }
 
   absl::StatusOr<uint64_t> Grow(uint64_t task_id, uint64_t extra_bytes, const Deadline &deadline) {
@@ -234,7 +238,7 @@ class GrpcClient final : public Client {
     return reply.memory_bytes();
   }
 
-  absl::Status Usage(uint64_t task_id, uint64_t allocated_bytes) {
+  absl::Status Usage(uint64_t task_id, uint64_t allocated_bytes, uint64_t peak_bytes) {
     if (!Attached()) return Held(task_id) ? absl::OkStatus() : UnknownTask(task_id);  // dropped
     v1::TaskUsageReply reply;
     return FromGrpc(Call(std::nullopt, [&](Connection &c) {
@@ -242,6 +246,7 @@ class GrpcClient final : public Client {
       request.set_session_id(c.session_id);
       request.set_task_id(ServerId(task_id));
       request.set_allocated_bytes(allocated_bytes);
+      request.set_peak_bytes(peak_bytes);
       grpc::ClientContext context;
       return c.stub->TaskUsage(&context, request, &reply);
     }, task_id));
@@ -512,7 +517,13 @@ const SessionDetails &Client::session() const { return Impl(this).details(); }
 absl::StatusOr<Placement> Client::TaskBegin(uint64_t memory_bytes, const LaunchShape &shape,
                                             const std::string &label, Deadline deadline,
                                             const std::string &preferred_pci_bus_id) {
-  return Impl(this).Begin(memory_bytes, shape, label, deadline, preferred_pci_bus_id);
+  return Impl(this).Begin(memory_bytes, shape, label, deadline, preferred_pci_bus_id, "");
+}
+
+absl::StatusOr<Placement> Client::TaskBeginProfiled(const std::string &profile_key,
+                                                    uint64_t memory_bytes, const LaunchShape &shape,
+                                                    const std::string &label, Deadline deadline) {
+  return Impl(this).Begin(memory_bytes, shape, label, deadline, "", profile_key);
 }
 
 absl::StatusOr<uint64_t> Client::TaskGrow(uint64_t task_id, uint64_t extra_bytes,
@@ -520,8 +531,8 @@ absl::StatusOr<uint64_t> Client::TaskGrow(uint64_t task_id, uint64_t extra_bytes
   return Impl(this).Grow(task_id, extra_bytes, deadline);
 }
 
-absl::Status Client::TaskUsage(uint64_t task_id, uint64_t allocated_bytes) {
-  return Impl(this).Usage(task_id, allocated_bytes);
+absl::Status Client::TaskUsage(uint64_t task_id, uint64_t allocated_bytes, uint64_t peak_bytes) {
+  return Impl(this).Usage(task_id, allocated_bytes, peak_bytes);
 }
 
 absl::StatusOr<uint64_t> Client::TaskLaunch(uint64_t task_id, const LaunchShape &shape) {

@@ -29,7 +29,8 @@ int main(int argc, char **argv) {
   mgb::cli::FlagParser flags(
       "mgbd",
       "mgbd --socket PATH [--gpus FILE] [--policy NAME] [--mps [--mps-dir DIR]]\n"
-      "            [--context-reserve BYTES] [--verbose N]\n\n"
+      "            [--context-reserve BYTES] [--run-default-mem SIZE] [--profile-store PATH]\n"
+      "            [--verbose N]\n\n"
       "The node scheduler: programs linked with libmgb (and `mgb run`) ask it for a GPU per task.\n"
       "Without --gpus the GPUs come from NVML (libnvidia-ml.so.1).");
   flags.String("socket", &options.socket_path,
@@ -45,6 +46,12 @@ int main(int argc, char **argv) {
                "directory for MPS pipe/ and log/ (default /tmp/mgb-mps)");
   flags.Size("context-reserve", &options.context_reserve_bytes,
              "memory charged per process per GPU for its CUDA context (default 528M)");
+  flags.Size("run-default-mem", &options.run_default_memory,
+             "what a program started without a size (`mgb run` without --mem) reserves before "
+             "mgbd learned its peak (default 1G)");
+  flags.String("profile-store", &options.profile_store,
+               "file keeping each program's learned memory peak per user and command line "
+               "(default: mgbd-profiles.tsv beside the socket; none: in memory only)");
   flags.Int("verbose", &verbosity, "1: log one line per scheduling decision to stderr");
   int64_t max_connections = static_cast<int64_t>(options.limits.max_connections);
   int64_t max_per_user = static_cast<int64_t>(options.limits.max_connections_per_user);
@@ -55,6 +62,7 @@ int main(int argc, char **argv) {
             "connections open at once per user id (default 3072)");
   if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;
   if (options.socket_path.empty()) return flags.Fail("--socket PATH is required");
+  if (options.run_default_memory == 0) return flags.Fail("--run-default-mem must be above 0");
   options.verbosity = static_cast<int>(verbosity);
   if (max_connections < 1) return flags.Fail("--max-connections must be >= 1");
   if (max_per_user < 1) return flags.Fail("--max-connections-per-user must be >= 1");

@@ -28,6 +28,16 @@ class NvmlProbe final : public MemoryProbe {
   std::unique_ptr<nvml::Nvml> nvml_;
 };
 
+// The learned peaks' file for --profile-store ("" in memory only).
+std::string ProfileStorePath(const DaemonOptions &options) {
+  if (options.profile_store == "none") return "";
+  if (!options.profile_store.empty()) return options.profile_store;
+  const size_t slash = options.socket_path.rfind('/');
+  const std::string directory =
+      slash == std::string::npos ? "" : options.socket_path.substr(0, slash + 1);
+  return directory + "mgbd-profiles.tsv";
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &options) {
@@ -60,6 +70,10 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
     return PeerIdentity{peer->pid, peer->uid};
   };
   service_options.verbosity = options.verbosity;
+  std::vector<std::string> warnings;
+  service_options.profiles = std::make_shared<ProfileStore>(ProfileStorePath(options), &warnings);
+  for (const std::string &warning : warnings) std::fprintf(stderr, "mgbd: warning: %s\n", warning.c_str());
+  service_options.run_default_memory = options.run_default_memory;
   service_options.memory_probe = d->probe_.get();
   if (options.mps) {
     absl::StatusOr<MpsDirectories> mps = EnsureMpsControlDaemon(options.mps_directory);

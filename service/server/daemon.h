@@ -30,6 +30,11 @@ struct DaemonOptions {
   bool spread_tasks = false;  // core::Options::spread_tasks
   // Found a previous mgbd's socket: new tasks wait this long while its clients re-register.
   std::chrono::milliseconds restore_grace{3000};
+  // Learned peaks (docs/service.md): the file they are kept in; empty: mgbd-profiles.tsv in the
+  // socket's directory; "none": in memory only.
+  std::string profile_store;
+  // What a profiled TaskBegin of memory 0 reserves when no peak was learned for it yet.
+  uint64_t run_default_memory = uint64_t{1} << 30;
 };
 
 class Daemon {

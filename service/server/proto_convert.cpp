@@ -114,8 +114,10 @@ v1::Event ToProto(const core::Event &event, int64_t pid) {
   return out;
 }
 
-void FillPlacement(v1::TaskBeginReply *reply, core::TaskId task, int gpu, const core::GpuSpec &spec) {
+void FillPlacement(v1::TaskBeginReply *reply, core::TaskId task, int gpu, const core::GpuSpec &spec,
+                   uint64_t memory_bytes) {
   reply->set_task_id(task);
+  reply->set_memory_bytes(memory_bytes);
   reply->set_gpu_index(static_cast<uint32_t>(gpu));
   reply->set_gpu_name(spec.name);
   reply->set_gpu_uuid(spec.uuid);

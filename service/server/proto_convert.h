@@ -22,8 +22,9 @@ absl::Status CheckDeadline(int64_t unix_ms);
 // Status and Watch name sessions by a public handle ("s<N>"), never by the secret session_id.
 std::string PublicSessionName(core::SessionId session);
 void ToProto(const core::Snapshot &snapshot, v1::StatusReply *reply);
-// A TaskBegin's answer: the task placed on GPU `gpu`.
-void FillPlacement(v1::TaskBeginReply *reply, core::TaskId task, int gpu, const core::GpuSpec &spec);
+// A TaskBegin's answer: the task placed on GPU `gpu` with a reservation of memory_bytes.
+void FillPlacement(v1::TaskBeginReply *reply, core::TaskId task, int gpu, const core::GpuSpec &spec,
+                   uint64_t memory_bytes);
 v1::Event::Kind KindOf(core::EventKind kind);
 v1::Event ToProto(const core::Event &event, int64_t pid);
 

@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <sys/random.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <deque>
 
@@ -242,8 +243,10 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
   }
 
   // Under mu_: the core placed / grew this call's task.
-  void Placed(int gpu, const core::GpuSpec &spec) override { FillPlacement(begin_reply_, task, gpu, spec); }
-  void FillGrown(uint64_t memory_bytes) { grow_reply_->set_memory_bytes(memory_bytes); }
+  void Placed(int gpu, const core::GpuSpec &spec) override {
+    FillPlacement(begin_reply_, task, gpu, spec, memory_bytes);
+  }
+  void FillGrown(uint64_t grown_to) { grow_reply_->set_memory_bytes(grown_to); }
   void Complete(const absl::Status &status) override { Finish(ToGrpc(status)); }
 
   void OnCancel() override {
@@ -284,6 +287,7 @@ absl::StatusOr<std::unique_ptr<SchedulerService>> SchedulerService::Create(
       return absl::InvalidArgumentError("NVML GPUs need a memory probe");
     }
   }
+  if (service_options.profiles == nullptr) service_options.profiles = std::make_shared<ProfileStore>("");
   std::unique_ptr<SchedulerService> service(
       new SchedulerService(options, std::move(service_options)));
   absl::StatusOr<std::unique_ptr<core::Scheduler>> core =
@@ -375,7 +379,11 @@ void SchedulerService::OnEvent(const core::Event &event) {
         after_unlock_.push_back([r] { r->Finish(grpc::Status::OK); });
       }
       break;
+    case core::EventKind::kTaskEnded:
+      task_profiles_.erase(event.task);
+      break;
     case core::EventKind::kTaskCancelled:
+      if (!event.is_grow) task_profiles_.erase(event.task);
       if (event.is_grow) {
         if (auto it = parked_grows_.find(event.task); it != parked_grows_.end()) {
           WaitReactor *r = it->second;
@@ -512,8 +520,11 @@ grpc::ServerUnaryReactor *SchedulerService::TaskUsage(grpc::CallbackServerContex
   return AnswerForSession(context, request->session_id(), [&](core::SessionId session) {
     const core::Micros now = UnixMicrosNow();
     absl::Status status = core_->TaskUsage(session, request->task_id(), request->allocated_bytes(), now);
+    if (!status.ok()) return status;
+    uint64_t &peak = task_profiles_[request->task_id()].peak;
+    peak = std::max({peak, request->allocated_bytes(), request->peak_bytes()});
     // The allocation is in NVML's view now: re-read it before any other decision.
-    if (status.ok()) RefreshMemory(now, true);
+    RefreshMemory(now, true);
     return status;
   });
 }
@@ -550,10 +561,19 @@ std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginReq
   if (absl::Status st = CheckDeadline(request.deadline_unix_ms()); !st.ok()) return st;
   const core::Micros now = UnixMicrosNow();
   RefreshMemory(now, false);
-  absl::StatusOr<core::BeginResult> result = core_->TaskBegin(*session, FromProto(request), now);
+  core::TaskRequest task = FromProto(request);
+  const std::string &user = sessions_.at(*session).user;
+  if (task.memory_bytes == 0 && !request.profile_key().empty()) {
+    task.memory_bytes = ProfiledMemory(user, request.profile_key());
+  }
+  absl::StatusOr<core::BeginResult> result = core_->TaskBegin(*session, task, now);
   if (!result.ok()) return result.status();
   call->session = *session;
   call->task = result->task;
+  call->memory_bytes = task.memory_bytes;
+  if (!request.profile_key().empty()) {
+    task_profiles_[result->task] = TaskProfile{user, request.profile_key(), 0};
+  }
   if (result->gpu >= 0) {
     call->Placed(result->gpu, core_->gpu(result->gpu));
     return absl::OkStatus();
@@ -566,7 +586,47 @@ std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginReq
 absl::Status SchedulerService::EndLocked(const v1::TaskEndRequest &request) {
   absl::StatusOr<core::SessionId> session = FindSession(request.session_id());
   if (!session.ok()) return session.status();
-  return core_->TaskEnd(*session, request.task_id(), UnixMicrosNow());
+  // Copied first: the task's end drops its entry (OnEvent).
+  std::optional<TaskProfile> profile;
+  if (auto it = task_profiles_.find(request.task_id()); it != task_profiles_.end()) {
+    profile = it->second;
+  }
+  absl::Status status = core_->TaskEnd(*session, request.task_id(), UnixMicrosNow());
+  // A run that never reported memory (or ended while waiting) teaches nothing.
+  if (status.ok() && profile && !profile->profile_key.empty() && profile->peak > 0) {
+    service_options_.profiles->Record(profile->user, profile->profile_key, profile->peak);
+    after_unlock_.push_back([this] { SaveProfiles(); });
+  }
+  return status;
+}
+
+uint64_t SchedulerService::ProfiledMemory(const std::string &user,
+                                          const std::string &profile_key) const {
+  uint64_t memory = service_options_.run_default_memory;
+  if (std::optional<uint64_t> peak = service_options_.profiles->Lookup(user, profile_key)) {
+    // 1/16 over the peak: a run that allocates a little more than the last one still fits;
+    // whole MiB, at least one. Peaks past 2^62 (not a real GPU) are cut before the arithmetic.
+    const uint64_t bounded = std::min<uint64_t>(*peak, uint64_t{1} << 62);
+    const uint64_t with_headroom = bounded + bounded / 16;
+    memory = std::max((with_headroom + core::kMiB - 1) / core::kMiB * core::kMiB, core::kMiB);
+  }
+  // Never more than the largest GPU can hold beside a context reserve: the core would refuse the
+  // task, when the program probably fits as it did before.
+  uint64_t largest = 0;
+  for (int g = 0; g < core_->gpu_count(); ++g) largest = std::max(largest, core_->gpu(g).memory_bytes);
+  const uint64_t reserve =
+      core_->policy().kind == core::PolicyKind::kCoreToGpu ? 0 : core_->context_reserve_bytes();
+  return std::min(memory, largest > reserve ? largest - reserve : 0);
+}
+
+void SchedulerService::SaveProfiles() {
+  absl::Status saved = service_options_.profiles->Save();
+  if (saved.ok()) {
+    profile_save_failing_ = false;
+  } else if (!profile_save_failing_.exchange(true)) {
+    std::fprintf(stderr, "mgbd: warning: learned peaks are kept in memory only: %s\n",
+                 std::string(saved.message()).c_str());
+  }
 }
 
 void SchedulerService::BeginFromLane(const v1::TaskBeginRequest &request, PendingCall *call,
@@ -601,6 +661,7 @@ grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *
                                                    v1::StatusReply *reply) {
   core::Snapshot snapshot;
   std::vector<std::string> running_users, waiting_users;
+  std::vector<uint64_t> running_peaks;
   Locked([&] {
     RefreshMemory(UnixMicrosNow(), false);
     snapshot = core_->Status();
@@ -608,11 +669,18 @@ grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *
       auto it = sessions_.find(session);
       return it != sessions_.end() ? it->second.user : std::string();
     };
-    for (const core::TaskSnapshot &t : snapshot.running) running_users.push_back(user_of(t.session));
+    for (const core::TaskSnapshot &t : snapshot.running) {
+      running_users.push_back(user_of(t.session));
+      auto profile = task_profiles_.find(t.task);
+      running_peaks.push_back(profile != task_profiles_.end() ? profile->second.peak : 0);
+    }
     for (const core::TaskSnapshot &t : snapshot.waiting) waiting_users.push_back(user_of(t.session));
   });
   ToProto(snapshot, reply);
-  for (int i = 0; i < reply->tasks_size(); ++i) reply->mutable_tasks(i)->set_user(running_users[i]);
+  for (int i = 0; i < reply->tasks_size(); ++i) {
+    reply->mutable_tasks(i)->set_user(running_users[i]);
+    reply->mutable_tasks(i)->set_peak_bytes(running_peaks[i]);
+  }
   for (int i = 0; i < reply->waiting_size(); ++i) reply->mutable_waiting(i)->set_user(waiting_users[i]);
   grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);

@@ -7,6 +7,7 @@
 #ifndef MGB_SERVICE_SERVER_SCHEDULER_SERVICE_H
 #define MGB_SERVICE_SERVER_SCHEDULER_SERVICE_H
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -22,6 +23,7 @@
 #include "mgb.grpc.pb.h"
 #include "mgb/core/scheduler.h"
 #include "nvml.h"
+#include "profile_store.h"
 
 namespace mgb::server {
 
@@ -48,6 +50,11 @@ struct ServiceOptions {
   // session takes the pid over the one its client claims (which may be forged, or from another
   // pid namespace), and Status names its user.
   std::function<std::optional<PeerIdentity>(const std::string &grpc_peer)> peer;
+  // Learned peaks (docs/service.md, "Learned peaks"): a TaskBegin with memory_bytes 0 and a
+  // profile_key reserves its user's last peak for it, else run_default_memory. Null: an empty
+  // store in memory.
+  std::shared_ptr<ProfileStore> profiles;
+  uint64_t run_default_memory = uint64_t{1} << 30;
 };
 
 class SchedulerService final : public v1::Scheduler::CallbackService, private core::EventSink {
@@ -63,6 +70,7 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
 
     core::SessionId session = 0;  // set by the service once the core took the request
     core::TaskId task = 0;
+    uint64_t memory_bytes = 0;    // the reservation the task begins with (mgbd's choice or asked)
   };
 
   static absl::StatusOr<std::unique_ptr<SchedulerService>> Create(std::vector<core::GpuSpec> gpus,
@@ -149,9 +157,22 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   std::optional<absl::Status> BeginLocked(const v1::TaskBeginRequest &request, PendingCall *call,
                                           const void *lane_owner);
   absl::Status EndLocked(const v1::TaskEndRequest &request);
+  // Under mu_: the reservation for a TaskBegin of memory 0 with a profile_key (see ServiceOptions).
+  uint64_t ProfiledMemory(const std::string &user, const std::string &profile_key) const;
+  // Writes the learned peaks out, after mu_ is released; a failure is printed once until one works.
+  void SaveProfiles();
 
   std::unordered_map<core::TaskId, ParkedBegin> parked_begins_;
   std::unordered_map<core::TaskId, WaitReactor *> parked_grows_;
+  // What learning a task's peak needs: its user and profile_key (a profiled TaskBegin) and its
+  // peak so far (TaskUsage). Dropped when the task ends or gives up waiting (OnEvent).
+  struct TaskProfile {
+    std::string user;
+    std::string profile_key;
+    uint64_t peak = 0;
+  };
+  std::unordered_map<core::TaskId, TaskProfile> task_profiles_;
+  std::atomic<bool> profile_save_failing_{false};
   std::unordered_set<std::shared_ptr<WatchReactor>> watchers_;
   std::vector<std::function<void()>> after_unlock_;
   core::Micros last_refresh_ = 0;

@@ -67,7 +67,7 @@ TEST_CASE("--help and bad flags: exit codes and messages", "[cli]") {
     CHECK_THAT(sub.out, Catch::Contains(std::string("mgb ") + command));
     CHECK(RunProcess({MGB_CLI, command, "--bogus"}).exit_code == 2);
   }
-  CHECK(RunProcess({MGB_CLI, "run", "--", "true"}).exit_code == 2);             // no --mem
+  CHECK(RunProcess({MGB_CLI, "run", "--mem", "2G", "--max-mem", "1G", "--", "true"}).exit_code == 2);
   CHECK(RunProcess({MGB_CLI, "run", "--mem", "1G"}).exit_code == 2);            // no program
   CHECK(RunProcess({MGB_CLI, "run", "--mem", "lots", "--", "true"}).exit_code == 2);
   TempDir dir;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -129,6 +130,13 @@ std::chrono::milliseconds WaitFor(const std::function<bool()> &condition,
     if (spent >= limit) return limit;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+}
+
+std::string ReadFile(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace mgb::test

@@ -50,6 +50,9 @@ ProcessResult RunProcess(const std::vector<std::string> &argv,
 // Starts argv in the background (stdout/stderr to /dev/null); returns its pid.
 int StartProcess(const std::vector<std::string> &argv);
 
+// The whole file (empty if it cannot be read).
+std::string ReadFile(const std::string &path);
+
 // Polls `condition` until true or `limit` passed; returns the time it took (or limit).
 std::chrono::milliseconds WaitFor(const std::function<bool()> &condition,
                                   std::chrono::milliseconds limit);

@@ -36,6 +36,7 @@ struct Placement {
   std::string gpu_name;
   std::string gpu_uuid;    // empty for GPUs from a config file
   std::string pci_bus_id;  // empty for GPUs from a config file
+  uint64_t memory_bytes = 0;  // the reservation granted (mgbd's choice for TaskBeginProfiled)
 };
 
 struct SessionDetails {
@@ -64,10 +65,19 @@ class Client {
   absl::StatusOr<Placement> TaskBegin(uint64_t memory_bytes, const LaunchShape &shape,
                                       const std::string &label, Deadline deadline = std::nullopt,
                                       const std::string &preferred_pci_bus_id = "");
+  // TaskBegin for a program known by its command line (profile_key): with memory_bytes 0, mgbd
+  // reserves what this user's last finished run of it peaked at (plus 1/16), else its
+  // --run-default-mem; Placement::memory_bytes says what. TaskEnd teaches mgbd the run's peak
+  // (from TaskUsage). docs/service.md, "Learned peaks".
+  absl::StatusOr<Placement> TaskBeginProfiled(const std::string &profile_key, uint64_t memory_bytes,
+                                              const LaunchShape &shape, const std::string &label,
+                                              Deadline deadline = std::nullopt);
   // Blocks until the task's GPU has extra_bytes more for it; returns the new reservation.
   absl::StatusOr<uint64_t> TaskGrow(uint64_t task_id, uint64_t extra_bytes,
                                     Deadline deadline = std::nullopt);
-  absl::Status TaskUsage(uint64_t task_id, uint64_t allocated_bytes);
+  // The task has allocated_bytes of its reservation now, and at most peak_bytes at once so far
+  // (0: not known); mgbd learns the larger of the two as the run's peak.
+  absl::Status TaskUsage(uint64_t task_id, uint64_t allocated_bytes, uint64_t peak_bytes = 0);
   // The task launched `shape`; mgbd counts it if it is wider than the task's. Returns the warps
   // mgbd counts for the task.
   absl::StatusOr<uint64_t> TaskLaunch(uint64_t task_id, const LaunchShape &shape);

@@ -1,0 +1,57 @@
+// RunLedger: the counters `mgb run` shares with the guard in every process of its program, in a
+// small file both map (a file by path, not an inherited descriptor: programs that close their
+// descriptors, as Python's subprocess does, keep it). The guard updates `allocated` and `peak`
+// without asking anyone; only `mgb run` raises `reserved` (after mgbd granted a grow).
+#ifndef MGB_GUARD_CHANNEL_RUN_LEDGER_H
+#define MGB_GUARD_CHANNEL_RUN_LEDGER_H
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace mgb::guard {
+
+// The layout in the file. Plain atomics of 8 bytes are lock-free, so they work across processes.
+struct LedgerCounters {
+  static constexpr uint64_t kMagic = 0x3152474c42474d;  // "MGBLGR1"
+  uint64_t magic = 0;
+  std::atomic<uint64_t> reserved{0};   // bytes mgbd granted the run
+  std::atomic<uint64_t> cap{0};        // --max-mem (0: none)
+  std::atomic<uint64_t> allocated{0};  // bytes the program's processes hold now
+  std::atomic<uint64_t> peak{0};       // the most they held at once
+  std::atomic<uint64_t> guarded{0};    // processes in which the guard became active
+  std::atomic<uint64_t> refusals{0};   // allocations answered CUDA_ERROR_OUT_OF_MEMORY
+};
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+class RunLedger {
+ public:
+  // `mgb run`'s side: creates DIR/ledger (mode 0600) with the reservation and cap.
+  // Both return null with *error set on failure. (No Abseil here: the guard is loaded into
+  // programs that may carry their own.)
+  static std::unique_ptr<RunLedger> Create(const std::string &dir, uint64_t reserved, uint64_t cap,
+                                           std::string *error);
+  // The guard's side: maps an existing DIR/ledger.
+  static std::unique_ptr<RunLedger> Open(const std::string &dir, std::string *error);
+  ~RunLedger();
+  RunLedger(const RunLedger &) = delete;
+  RunLedger &operator=(const RunLedger &) = delete;
+
+  LedgerCounters &counters() { return *counters_; }
+
+ private:
+  explicit RunLedger(LedgerCounters *counters) : counters_(counters) {}
+  LedgerCounters *counters_;
+};
+
+// Raises an atomic to at least `value` (peak, reserved).
+inline void RaiseTo(std::atomic<uint64_t> &counter, uint64_t value) {
+  uint64_t seen = counter.load(std::memory_order_relaxed);
+  while (seen < value && !counter.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace mgb::guard
+
+#endif  // MGB_GUARD_CHANNEL_RUN_LEDGER_H

@@ -1,0 +1,62 @@
+#include "guard_budget.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace mgb::guard {
+
+bool GuardBudget::Admit(uint64_t bytes, std::string *why) {
+  while (true) {
+    uint64_t allocated = counters_.allocated.load(std::memory_order_relaxed);
+    const uint64_t reserved = counters_.reserved.load(std::memory_order_acquire);
+    if (allocated + bytes <= reserved || Unguarded()) {
+      if (counters_.allocated.compare_exchange_weak(allocated, allocated + bytes,
+                                                    std::memory_order_relaxed)) {
+        RaiseTo(counters_.peak, allocated + bytes);
+        return true;
+      }
+      continue;
+    }
+    std::lock_guard lock(grow_mu_);
+    // Another thread may have grown it (or freed) while this one waited for the lock.
+    allocated = counters_.allocated.load(std::memory_order_relaxed);
+    const uint64_t now_reserved = counters_.reserved.load(std::memory_order_acquire);
+    if (allocated + bytes <= now_reserved) continue;
+    const GrowAnswer answer = ask_(allocated + bytes - now_reserved);
+    switch (answer.verdict) {
+      case GrowAnswer::kGranted:
+        RaiseTo(counters_.reserved, answer.reserved);
+        continue;
+      case GrowAnswer::kUnavailable:
+        if (unmanaged_allowed_) {
+          std::fprintf(stderr, "mgb guard: %s; running unguarded (MGB_UNMANAGED is set)\n",
+                       answer.message.c_str());
+          unguarded_ = true;
+          continue;
+        }
+        [[fallthrough]];
+      case GrowAnswer::kRefused:
+        counters_.refusals.fetch_add(1, std::memory_order_relaxed);
+        *why = answer.message;
+        return false;
+    }
+  }
+}
+
+void GuardBudget::Release(uint64_t bytes) {
+  uint64_t allocated = counters_.allocated.load(std::memory_order_relaxed);
+  while (!counters_.allocated.compare_exchange_weak(
+      allocated, allocated > bytes ? allocated - bytes : 0, std::memory_order_relaxed)) {
+  }
+}
+
+std::optional<std::pair<size_t, size_t>> GuardBudget::CappedInfo(size_t free, size_t total) const {
+  const uint64_t cap = counters_.cap.load(std::memory_order_relaxed);
+  if (cap == 0) return std::nullopt;
+  const uint64_t allocated = counters_.allocated.load(std::memory_order_relaxed);
+  const uint64_t left = cap > allocated ? cap - allocated : 0;
+  return std::make_pair(static_cast<size_t>(std::min<uint64_t>(free, left)),
+                        static_cast<size_t>(std::min<uint64_t>(total, cap)));
+}
+
+}  // namespace mgb::guard

@@ -1,0 +1,106 @@
+#include "run_guard.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "mgb/core/byte_size.h"
+
+namespace mgb::cli {
+namespace {
+
+constexpr const char *kLibrary = "libmgb-guard.so";
+
+}  // namespace
+
+std::optional<std::string> RunGuard::FindLibrary() {
+  if (const char *named = std::getenv("MGB_GUARD_LIB"); named != nullptr && *named != '\0') {
+    if (access(named, R_OK) == 0) return std::string(named);
+    return std::nullopt;
+  }
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return std::nullopt;
+  const std::filesystem::path bin = self.parent_path();
+  // bin/../lib (an install, or the GPU machine's .device/), lib/mgb, and the build tree's guard/.
+  for (const std::filesystem::path &candidate :
+       {bin / ".." / "lib" / kLibrary, bin / ".." / "lib" / "mgb" / kLibrary,
+        bin / ".." / "guard" / kLibrary, bin / kLibrary}) {
+    if (access(candidate.c_str(), R_OK) == 0) {
+      return std::filesystem::weakly_canonical(candidate, error).string();
+    }
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<RunGuard> RunGuard::Start(Client &client, uint64_t task_id, uint64_t reserved,
+                                          uint64_t cap, const std::string &library,
+                                          std::string *error) {
+  const char *tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/mgb-run-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    *error = "cannot make a directory like " + pattern;
+    return nullptr;
+  }
+  std::unique_ptr<RunGuard> guard(new RunGuard(client, task_id, pattern, library));
+  guard->ledger_ = guard::RunLedger::Create(guard->dir_, reserved, cap, error);
+  if (guard->ledger_ == nullptr) return nullptr;
+  RunGuard *self = guard.get();
+  guard->server_ = guard::GrowServer::Start(
+      guard->dir_, [self](uint64_t missing) { return self->Grow(missing); }, error);
+  if (guard->server_ == nullptr) return nullptr;
+  return guard;
+}
+
+RunGuard::~RunGuard() {
+  server_.reset();  // no grow is answered after this
+  ledger_.reset();
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+std::vector<std::pair<std::string, std::string>> RunGuard::Environment() const {
+  const char *preload = std::getenv("LD_PRELOAD");
+  std::string value = library_;
+  if (preload != nullptr && *preload != '\0') value += std::string(":") + preload;
+  return {{"LD_PRELOAD", value}, {"MGB_GUARD_DIR", dir_}};
+}
+
+RunGuard::Usage RunGuard::Read() {
+  guard::LedgerCounters &c = ledger_->counters();
+  Usage usage;
+  usage.guarded = c.guarded.load() > 0;
+  usage.allocated = c.allocated.load();
+  usage.peak = c.peak.load();
+  usage.refusals = c.refusals.load();
+  return usage;
+}
+
+guard::GrowAnswer RunGuard::Grow(uint64_t missing_bytes) {
+  guard::LedgerCounters &c = ledger_->counters();
+  guard::GrowAnswer answer;
+  const uint64_t cap = c.cap.load(), reserved = c.reserved.load();
+  if (cap != 0 && reserved + missing_bytes > cap) {
+    answer.verdict = guard::GrowAnswer::kRefused;
+    answer.message = "the run would need " + core::FormatBytes(reserved + missing_bytes) +
+                     ", past --max-mem " + core::FormatBytes(cap);
+    return answer;
+  }
+  absl::StatusOr<uint64_t> grown = client_.TaskGrow(task_id_, missing_bytes);
+  if (!grown.ok()) {
+    const absl::StatusCode code = grown.status().code();
+    answer.verdict = code == absl::StatusCode::kResourceExhausted ||
+                             code == absl::StatusCode::kInvalidArgument
+                         ? guard::GrowAnswer::kRefused
+                         : guard::GrowAnswer::kUnavailable;
+    answer.message = "mgbd: " + std::string(grown.status().message());
+    return answer;
+  }
+  guard::RaiseTo(c.reserved, *grown);
+  answer.verdict = guard::GrowAnswer::kGranted;
+  answer.reserved = c.reserved.load();
+  return answer;
+}
+
+}  // namespace mgb::cli

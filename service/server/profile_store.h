@@ -1,0 +1,53 @@
+// ProfileStore: the GPU memory peak of each program's latest finished run, per (user, command
+// line), so that `mgb run` can start a program without --mem (docs/service.md, "Learned peaks").
+// Kept in a file of one line per entry, "user<TAB>command line<TAB>peak bytes", with backslash,
+// tab, newline and carriage return escaped as \\ \t \n \r; rewritten whole (temporary file, then
+// rename) on Save. Thread-safe.
+#ifndef MGB_SERVICE_SERVER_PROFILE_STORE_H
+#define MGB_SERVICE_SERVER_PROFILE_STORE_H
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace mgb::server {
+
+class ProfileStore {
+ public:
+  // path empty: in memory only. Otherwise loads the file if it exists; each line that cannot be
+  // read (and a file that cannot be opened) adds one warning naming the file and line.
+  explicit ProfileStore(std::string path, std::vector<std::string> *warnings = nullptr);
+
+  std::optional<uint64_t> Lookup(const std::string &user, const std::string &profile_key) const;
+  void Record(const std::string &user, const std::string &profile_key, uint64_t peak_bytes);
+  // Writes every entry to the file (nothing without one). Concurrent calls write one at a time,
+  // each what the store holds when it starts.
+  absl::Status Save();
+
+  const std::string &path() const { return path_; }
+  size_t size() const;
+
+  // The file's escaping of one field, both ways (Unescape: empty on a bad escape).
+  static std::string Escape(const std::string &text);
+  static std::optional<std::string> Unescape(const std::string &text);
+
+ private:
+  static std::string Key(const std::string &user, const std::string &profile_key) {
+    return user + '\0' + profile_key;  // user names have no NUL
+  }
+  void Load(std::vector<std::string> *warnings);
+
+  const std::string path_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, uint64_t> peaks_;  // by Key()
+  std::mutex save_mu_;  // one Save at a time: they share the temporary file's name
+};
+
+}  // namespace mgb::server
+
+#endif  // MGB_SERVICE_SERVER_PROFILE_STORE_H

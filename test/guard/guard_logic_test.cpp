@@ -1,0 +1,206 @@
+// The guard's accounting (guard/src) against a fake driver table: what is counted, un-counted,
+// grown, refused, and what cuMemGetInfo reports. No processes, no driver.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <vector>
+
+#include "guard_budget.h"
+#include "guarded_driver.h"
+
+namespace mgb::guard {
+namespace {
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+// A device of 64 MiB in host bookkeeping, reached through plain functions as the driver's are.
+struct FakeDevice {
+  static inline std::map<CUdeviceptr, size_t> live;
+  static inline CUdeviceptr next = 0x1000;
+  static inline size_t total = 64 * kMiB;
+  static size_t Used() {
+    size_t used = 0;
+    for (auto &[address, bytes] : live) used += bytes;
+    return used;
+  }
+  static CUresult Alloc(CUdeviceptr *p, size_t bytes) {
+    if (Used() + bytes > total) return kCudaErrorOutOfMemory;
+    *p = next;
+    next += bytes;
+    live[*p] = bytes;
+    return kCudaSuccess;
+  }
+  static CUresult Free(CUdeviceptr p) { return live.erase(p) == 1 ? kCudaSuccess : 1; }
+  static CUresult Pitch(CUdeviceptr *p, size_t *pitch, size_t width, size_t height, unsigned) {
+    *pitch = (width + 127) / 128 * 128;  // finer than the guard's 512-byte bound
+    return Alloc(p, *pitch * height);
+  }
+  static CUresult Create(CUmemGenericAllocationHandle *h, size_t bytes, const void *,
+                         unsigned long long) {
+    return Alloc(h, bytes);
+  }
+  static CUresult Info(size_t *free, size_t *all) {
+    *all = total;
+    *free = total - Used();
+    return kCudaSuccess;
+  }
+  static RealDriver Table() {
+    live.clear();
+    RealDriver real;
+    real.mem_alloc = Alloc;
+    real.mem_free = Free;
+    real.mem_alloc_pitch = Pitch;
+    real.mem_create = Create;
+    real.mem_release = Free;
+    real.mem_get_info = Info;
+    return real;
+  }
+};
+
+// A run whose `mgb run` grants grows up to `limit` (then refuses), recording each request.
+struct FakeRun {
+  LedgerCounters counters;
+  uint64_t limit = 0;
+  GrowAnswer::Verdict past_limit = GrowAnswer::kRefused;
+  std::vector<uint64_t> asked;
+  GuardBudget::Ask Asker() {
+    return [this](uint64_t missing) {
+      asked.push_back(missing);
+      GrowAnswer answer;
+      if (counters.reserved + missing > limit) {
+        answer.verdict = past_limit;
+        answer.message = "past the limit";
+        return answer;
+      }
+      answer.verdict = GrowAnswer::kGranted;
+      answer.reserved = counters.reserved + missing;
+      return answer;
+    };
+  }
+};
+
+}  // namespace
+
+TEST_CASE("allocations within the reservation are counted without asking; past it, grown first",
+          "[guard]") {
+  FakeRun run;
+  run.counters.reserved = 8 * kMiB;
+  run.limit = 32 * kMiB;
+  GuardBudget budget(run.counters, run.Asker(), false);
+  GuardedDriver driver(FakeDevice::Table(), &budget);
+  CUdeviceptr a = 0, b = 0, c = 0;
+  REQUIRE(driver.MemAlloc(&a, 6 * kMiB) == kCudaSuccess);
+  CHECK(run.asked.empty());
+  CHECK(run.counters.allocated == 6 * kMiB);
+  REQUIRE(driver.MemAlloc(&b, 10 * kMiB) == kCudaSuccess);
+  REQUIRE(run.asked.size() == 1);
+  CHECK(run.asked[0] == 8 * kMiB);  // 16 MiB wanted, 8 reserved
+  CHECK(run.counters.reserved == 16 * kMiB);
+  // Past the limit: out-of-memory for this allocation only, nothing counted, the driver untouched.
+  CHECK(driver.MemAlloc(&c, 20 * kMiB) == kCudaErrorOutOfMemory);
+  CHECK(FakeDevice::live.size() == 2);
+  CHECK(run.counters.allocated == 16 * kMiB);
+  CHECK(run.counters.refusals == 1);
+  // Frees un-count; the peak stays.
+  REQUIRE(driver.MemFree(b) == kCudaSuccess);
+  CHECK(run.counters.allocated == 6 * kMiB);
+  CHECK(run.counters.peak == 16 * kMiB);
+  // A free the guard did not count (made before it was active) changes nothing.
+  CUdeviceptr early = 0;
+  REQUIRE(FakeDevice::Alloc(&early, kMiB) == kCudaSuccess);
+  CHECK(driver.MemFree(early) == kCudaSuccess);
+  CHECK(run.counters.allocated == 6 * kMiB);
+}
+
+TEST_CASE("a failed driver allocation is un-counted; pitch counts the real rows; VMM by handle",
+          "[guard]") {
+  FakeRun run;
+  run.counters.reserved = 1024 * kMiB;
+  run.limit = 1024 * kMiB;
+  GuardBudget budget(run.counters, run.Asker(), false);
+  GuardedDriver driver(FakeDevice::Table(), &budget);
+  CUdeviceptr p = 0;
+  CHECK(driver.MemAlloc(&p, 100 * kMiB) == kCudaErrorOutOfMemory);  // the 64 MiB device says no
+  CHECK(run.counters.allocated == 0);
+  size_t pitch = 0;
+  REQUIRE(driver.MemAllocPitch(&p, &pitch, 1000, 1024, 4) == kCudaSuccess);
+  CHECK(pitch == 1024);
+  CHECK(run.counters.allocated == 1024 * 1024);
+  REQUIRE(driver.MemFree(p) == kCudaSuccess);
+  CHECK(run.counters.allocated == 0);
+  CUmemGenericAllocationHandle handle = 0;
+  REQUIRE(driver.MemCreate(&handle, 2 * kMiB, nullptr, 0) == kCudaSuccess);
+  CHECK(run.counters.allocated == 2 * kMiB);
+  REQUIRE(driver.MemRelease(handle) == kCudaSuccess);
+  CHECK(run.counters.allocated == 0);
+}
+
+TEST_CASE("cuMemGetInfo reports what is left under --max-mem, the driver's figures without one",
+          "[guard]") {
+  FakeRun run;
+  run.counters.reserved = 8 * kMiB;
+  run.limit = 1024 * kMiB;
+  GuardBudget budget(run.counters, run.Asker(), false);
+  GuardedDriver driver(FakeDevice::Table(), &budget);
+  CUdeviceptr p = 0;
+  REQUIRE(driver.MemAlloc(&p, 4 * kMiB) == kCudaSuccess);
+  size_t free = 0, total = 0;
+  REQUIRE(driver.MemGetInfo(&free, &total) == kCudaSuccess);
+  CHECK(total == 64 * kMiB);
+  CHECK(free == 60 * kMiB);
+  run.counters.cap = 16 * kMiB;
+  REQUIRE(driver.MemGetInfo(&free, &total) == kCudaSuccess);
+  CHECK(total == 16 * kMiB);
+  CHECK(free == 12 * kMiB);
+}
+
+TEST_CASE("when mgb run cannot be asked: out-of-memory, or unguarded with MGB_UNMANAGED",
+          "[guard]") {
+  FakeRun run;
+  run.counters.reserved = kMiB;
+  run.past_limit = GrowAnswer::kUnavailable;
+  CUdeviceptr p = 0;
+  {
+    GuardBudget budget(run.counters, run.Asker(), /*unmanaged_allowed=*/false);
+    GuardedDriver driver(FakeDevice::Table(), &budget);
+    CHECK(driver.MemAlloc(&p, 2 * kMiB) == kCudaErrorOutOfMemory);
+    CHECK(driver.Active());
+  }
+  GuardBudget budget(run.counters, run.Asker(), /*unmanaged_allowed=*/true);
+  GuardedDriver driver(FakeDevice::Table(), &budget);
+  CHECK(driver.MemAlloc(&p, 2 * kMiB) == kCudaSuccess);
+  CHECK_FALSE(driver.Active());
+  CHECK(driver.MemAlloc(&p, 2 * kMiB) == kCudaSuccess);  // no second question
+  CHECK(run.asked.size() == 2);
+}
+
+TEST_CASE("a guard that stood down (libmgb manages the program) counts nothing more", "[guard]") {
+  FakeRun run;
+  run.counters.reserved = 8 * kMiB;
+  run.counters.cap = 8 * kMiB;
+  GuardBudget budget(run.counters, run.Asker(), false);
+  GuardedDriver driver(FakeDevice::Table(), &budget);
+  CUdeviceptr counted = 0, p = 0;
+  REQUIRE(driver.MemAlloc(&counted, 4 * kMiB) == kCudaSuccess);
+  driver.Disable();
+  CHECK(driver.MemAlloc(&p, 16 * kMiB) == kCudaSuccess);  // past the cap: no longer the guard's
+  CHECK(run.counters.allocated == 4 * kMiB);
+  size_t free = 0, total = 0;
+  REQUIRE(driver.MemGetInfo(&free, &total) == kCudaSuccess);
+  CHECK(total == 64 * kMiB);
+  REQUIRE(driver.MemFree(counted) == kCudaSuccess);  // what it counted before is still un-counted
+  CHECK(run.counters.allocated == 0);
+  CHECK(run.asked.empty());
+}
+
+TEST_CASE("without a run the guard only forwards", "[guard]") {
+  GuardedDriver driver(FakeDevice::Table(), nullptr);
+  CUdeviceptr p = 0;
+  CHECK(driver.MemAlloc(&p, 8 * kMiB) == kCudaSuccess);
+  CHECK_FALSE(driver.Active());
+  size_t free = 0, total = 0;
+  REQUIRE(driver.MemGetInfo(&free, &total) == kCudaSuccess);
+  CHECK(free == 56 * kMiB);
+}
+
+}  // namespace mgb::guard

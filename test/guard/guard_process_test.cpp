@@ -1,0 +1,158 @@
+// The guard in real processes: `mgb run` (no --mem) preloads libmgb-guard.so into a program that
+// reaches a fake CUDA driver (fake_libcuda.c) the way the CUDA runtime does (dlopen, dlsym,
+// cuGetProcAddress) or linked with -lcuda, against an in-process mgbd with config GPUs.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <thread>
+
+#include "mgb.pb.h"
+#include "mgb/client.h"
+#include "test_support.h"
+
+namespace mgb::test {
+namespace {
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+std::vector<std::string> Env(const TestDaemon &mgbd) {
+  return {"MGB_SOCKET=" + mgbd.socket, "LD_LIBRARY_PATH=" + std::string(FAKE_DRIVER_DIR)};
+}
+
+std::vector<std::string> Run(std::vector<std::string> flags, std::vector<std::string> program) {
+  std::vector<std::string> argv = {MGB_CLI, "run"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), program.begin(), program.end());
+  return argv;
+}
+
+// The first running task's status, once `ready` holds for it (or nothing after 5 s).
+std::optional<v1::TaskStatus> TaskWhen(const TestDaemon &mgbd,
+                                       const std::function<bool(const v1::TaskStatus &)> &ready) {
+  std::optional<v1::TaskStatus> seen;
+  WaitFor([&] {
+    auto status = Client::StatusAt(mgbd.socket);
+    if (!status.ok() || status->tasks_size() == 0 || !ready(status->tasks(0))) return false;
+    seen = status->tasks(0);
+    return true;
+  }, std::chrono::seconds(5));
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("mgb run without --mem: the guard counts what the program allocates and grows its grant; "
+          "the next run starts from the learned peak", "[guard]") {
+  auto mgbd = StartDaemon(1, 16 * kGiB);
+  const auto argv = Run({}, {GUARD_PROBE, "alloc:3072", "async:1024", "sleep:1500", "free"});
+  ProcessResult run;
+  std::thread runner([&] { run = RunProcess(argv, Env(*mgbd)); });
+  auto task = TaskWhen(*mgbd, [](const v1::TaskStatus &t) { return t.allocated_bytes() == 4 * kGiB; });
+  runner.join();
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("alloc:3072 rc=0") && Catch::Contains("async:1024 rc=0") &&
+                          Catch::Contains("free rc=0"));
+  REQUIRE(task);
+  CHECK(task->memory_bytes() >= 4 * kGiB);  // grown from mgbd's default first grant
+  CHECK(task->peak_bytes() == 4 * kGiB);
+  // Learned: the same command line starts with its peak (and a little more) reserved.
+  ProcessResult again;
+  std::thread second([&] { again = RunProcess(argv, Env(*mgbd)); });
+  auto first_grant = TaskWhen(*mgbd, [](const v1::TaskStatus &) { return true; });
+  second.join();
+  REQUIRE(first_grant);
+  CHECK(first_grant->memory_bytes() >= 4 * kGiB);
+  CHECK(first_grant->memory_bytes() < 5 * kGiB);
+  auto after = Client::StatusAt(mgbd->socket);
+  REQUIRE(after.ok());
+  CHECK(after->gpus(0).memory_reserved() == 0);
+}
+
+TEST_CASE("mgb run --max-mem: past it the allocation fails with out-of-memory and cuMemGetInfo shows the cap",
+          "[guard]") {
+  auto mgbd = StartDaemon(1, 16 * kGiB);
+  for (const char *probe : {GUARD_PROBE, GUARD_PROBE_LINKED}) {
+    auto run = RunProcess(Run({"--max-mem", "2G"}, {probe, "alloc:1024", "info", "alloc:2048",
+                                                    "vmm:512", "info"}), Env(*mgbd));
+    INFO(probe << "\n" << run.out << run.err);
+    CHECK(run.exit_code == 0);
+    CHECK_THAT(run.out, Catch::Contains("info free=1024 total=2048 MiB"));
+    CHECK_THAT(run.out, Catch::Contains("alloc:2048 rc=2"));  // CUDA_ERROR_OUT_OF_MEMORY
+    CHECK_THAT(run.out, Catch::Contains("vmm:512 rc=0"));
+    CHECK_THAT(run.out, Catch::Contains("info free=512 total=2048 MiB"));
+    CHECK_THAT(run.err, Catch::Contains("past --max-mem"));
+  }
+  CHECK(RunProcess(Run({"--mem", "2G", "--max-mem", "1G"}, {"true"}), Env(*mgbd)).exit_code == 2);
+}
+
+TEST_CASE("two programs that together exceed the GPU: the second's grow waits for the first",
+          "[guard]") {
+  auto mgbd = StartDaemon(1, 16 * kGiB);
+  const std::string first = "'" + std::string(MGB_CLI) + "' run -- '" + GUARD_PROBE +
+                            "' alloc:12288 sleep:800 free";
+  const std::string second = "'" + std::string(MGB_CLI) + "' run -- '" + GUARD_PROBE +
+                             "' sleep:300 alloc:12288 free";
+  auto both = RunProcess({"/bin/sh", "-c", first + " & " + second + " & wait"}, Env(*mgbd));
+  INFO(both.out << both.err);
+  CHECK(both.exit_code == 0);
+  std::string out = both.out;
+  size_t count = 0;
+  for (size_t at = out.find("alloc:12288 rc=0"); at != std::string::npos;
+       at = out.find("alloc:12288 rc=0", at + 1)) {
+    ++count;
+  }
+  CHECK(count == 2);
+}
+
+TEST_CASE("a program killed while its grow waits frees everything; a forked child counts against "
+          "the same run", "[guard]") {
+  auto mgbd = StartDaemon(1, 16 * kGiB);
+  // A holder takes 12 GiB; the victim's 8 GiB grow waits until it is killed.
+  ProcessResult holder, victim;
+  std::thread holding([&] {
+    holder = RunProcess(Run({}, {GUARD_PROBE, "alloc:12288", "sleep:1500"}), Env(*mgbd));
+  });
+  REQUIRE(TaskWhen(*mgbd, [](const v1::TaskStatus &t) { return t.allocated_bytes() == 12 * kGiB; }));
+  std::thread waiting([&] {
+    victim = RunProcess({"/bin/sh", "-c", "exec \"$0\" run -- \"$1\" alloc:8192", MGB_CLI,
+                         GUARD_PROBE}, Env(*mgbd));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  RunProcess({"/bin/sh", "-c", "pkill -KILL -f 'guard_probe alloc:8192$'"});
+  waiting.join();
+  holding.join();
+  CHECK(victim.exit_code == 128 + SIGKILL);
+  CHECK(holder.exit_code == 0);
+  auto after = Client::StatusAt(mgbd->socket);
+  REQUIRE(after.ok());
+  CHECK(after->gpus(0).memory_reserved() == 0);
+  CHECK(after->tasks_size() == 0);
+
+  auto forked = RunProcess(Run({"--max-mem", "1536M"}, {GUARD_PROBE, "alloc:1024", "fork:1024",
+                                                        "free", "fork:1024"}), Env(*mgbd));
+  INFO(forked.out << forked.err);
+  CHECK_THAT(forked.out, Catch::Contains("fork:1024 rc=2") && Catch::Contains("fork:1024 rc=0"));
+}
+
+TEST_CASE("the guard outside mgb run forwards; a broken run directory leaves the program unguarded "
+          "with one warning; RTLD_NEXT still means the caller's next", "[guard]") {
+  const std::vector<std::string> env = {"LD_PRELOAD=" + std::string(GUARD_LIBRARY),
+                                        "LD_LIBRARY_PATH=" + std::string(FAKE_DRIVER_DIR)};
+  auto plain = RunProcess({GUARD_PROBE, "alloc:20000", "next"}, env);
+  CHECK(plain.exit_code == 0);
+  CHECK_THAT(plain.out, Catch::Contains("alloc:20000 rc=2") && Catch::Contains("next rc=0"));
+  CHECK(plain.err.empty());
+  auto env_broken = env;
+  env_broken.push_back("MGB_GUARD_DIR=/nonexistent/mgb-run");
+  auto broken = RunProcess({GUARD_PROBE, "alloc:1024"}, env_broken);
+  CHECK(broken.exit_code == 0);
+  CHECK_THAT(broken.out, Catch::Contains("alloc:1024 rc=0"));
+  CHECK_THAT(broken.err, Catch::Contains("/nonexistent/mgb-run/ledger") &&
+                             Catch::Contains("runs unguarded"));
+}
+
+}  // namespace mgb::test
