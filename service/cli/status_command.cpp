@@ -1,4 +1,4 @@
-// mgb status [--json] [--socket PATH]: what mgbd holds, per GPU and per task, and its queue.
+// mgb status [--json | --format=table|json|prometheus] [--socket PATH]: what mgbd holds, per GPU and per task, and its queue.
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -9,6 +9,7 @@
 #include "flags.h"
 #include "mgb.pb.h"
 #include "mgb/client.h"
+#include "prometheus_text.h"
 
 namespace mgb::cli {
 namespace {
@@ -125,13 +126,23 @@ void PrintTable(const v1::StatusReply &s) {
 
 int RunStatusCommand(int argc, char **argv) {
   bool json = false;
+  std::string format = "table";
   std::string socket = SocketFromEnvironment();
-  FlagParser flags(argv[0], "mgb status [--json] [--socket PATH]\n\n"
+  FlagParser flags(argv[0], "mgb status [--json | --format=table|json|prometheus] [--socket PATH]\n\n"
                             "Shows each GPU's memory (total, reserved, used, available), warps in use,\n"
                             "tasks and sessions; each running task (GPU, pid, user, program, label, reserved,\n"
                             "allocated and peak memory, warps, age); and the tasks waiting for a GPU (what\n"
-                            "they need, for how long), oldest first.");
-  flags.Bool("json", &json, "print JSON (byte and count fields are integers)");
+                            "they need, for how long), oldest first. --format=prometheus prints the metrics\n"
+                            "mgbd --metrics serves, for node_exporter's textfile collector.");
+  flags.Bool("json", &json, "print JSON (byte and count fields are integers): --format=json");
+  flags.Value("format", "FORMAT", "table (default), json, or prometheus (text exposition format)",
+              [&format](const std::string &value) -> std::optional<std::string> {
+                if (value != "table" && value != "json" && value != "prometheus") {
+                  return "--format must be table, json or prometheus, not '" + value + "'";
+                }
+                format = value;
+                return std::nullopt;
+              });
   flags.String("socket", &socket, "mgbd's socket (default: $MGB_SOCKET or /tmp/mgbd.sock)");
   if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;
   absl::StatusOr<v1::StatusReply> status = Client::StatusAt(socket);
@@ -139,8 +150,10 @@ int RunStatusCommand(int argc, char **argv) {
     std::fprintf(stderr, "%s: %s\n", argv[0], std::string(status.status().message()).c_str());
     return 1;
   }
-  if (json) {
+  if (json || format == "json") {
     PrintJson(*status);
+  } else if (format == "prometheus") {
+    std::fputs(metrics::PrometheusText(*status).c_str(), stdout);
   } else {
     PrintTable(*status);
   }

@@ -26,7 +26,8 @@ namespace mgb {
 
 std::string SocketFromEnvironment() {
   const char *env = std::getenv("MGB_SOCKET");
-  return env != nullptr && *env != '\0' ? env : kDefaultSocket;
+  if (env != nullptr && *env != '\0') return env;
+  return access(kSystemSocket, F_OK) == 0 ? kSystemSocket : kDefaultSocket;
 }
 
 namespace {

@@ -8,6 +8,7 @@
 
 #include "daemon.h"
 #include "flags.h"
+#include "systemd.h"
 
 namespace {
 
@@ -52,6 +53,9 @@ int main(int argc, char **argv) {
   flags.String("profile-store", &options.profile_store,
                "file keeping each program's learned memory peak per user and command line "
                "(default: mgbd-profiles.tsv beside the socket; none: in memory only)");
+  flags.String("metrics", &options.metrics_address,
+               "serve Prometheus metrics and /healthz over HTTP on [HOST:]PORT (loopback unless "
+               "a host is named; default: off)");
   flags.Int("verbose", &verbosity, "1: log one line per scheduling decision to stderr");
   int64_t max_connections = static_cast<int64_t>(options.limits.max_connections);
   int64_t max_per_user = static_cast<int64_t>(options.limits.max_connections_per_user);
@@ -85,6 +89,10 @@ int main(int argc, char **argv) {
   }
   std::fprintf(stderr, "mgbd: listening on %s (policy %s%s)\n", options.socket_path.c_str(),
                options.policy.c_str(), options.spread_tasks ? ", tasks spread" : "");
+  if (const std::string url = (*daemon)->metrics_url(); !url.empty()) {
+    std::fprintf(stderr, "mgbd: metrics on %s\n", url.c_str());
+  }
+  mgb::server::NotifyReady();  // Type=notify under systemd
   int received = 0;
   sigwait(&stop_signals, &received);
   std::fprintf(stderr, "mgbd: %s, shutting down\n", received == SIGINT ? "SIGINT" : "SIGTERM");

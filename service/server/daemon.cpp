@@ -9,6 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "mgb/core/gpu_config.h"
 #include "fast_lane.h"
+#include "systemd.h"
+#include "metrics_endpoint.h"
+#include "prometheus_text.h"
 #include "mps.h"
 #include "nvml.h"
 #include "unix_socket.h"
@@ -89,7 +92,16 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   d->service_ = std::move(*service);
 
   bool stale = false;
-  absl::StatusOr<int> listen_fd = BindUnixSocket(options.socket_path, &stale);
+  std::string passed_error;
+  absl::StatusOr<int> listen_fd = absl::UnavailableError("no socket");
+  if (std::optional<int> passed = InheritedListenSocket(&passed_error)) {
+    listen_fd = *passed;  // systemd's (mgbd.socket): it owns the file, mgbd never removes it
+    d->socket_owned_ = false;
+  } else if (!passed_error.empty()) {
+    return absl::FailedPreconditionError("socket activation: " + passed_error);
+  } else {
+    listen_fd = BindUnixSocket(options.socket_path, &stale);
+  }
   if (!listen_fd.ok()) return listen_fd.status();
   if (stale && options.restore_grace.count() > 0) {
     // The last mgbd died or stopped with sessions open: their programs may still hold GPUs and
@@ -102,18 +114,38 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   }
   d->listener_ = std::make_unique<ConnectionListener>(*listen_fd, options.limits);
   // No listening port of gRPC's own: the listener accepts and hands connections over.
+  // grpc.health.v1.Health answers SERVING while mgbd runs (load balancers, systemd probes).
+  grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.RegisterService(d->service_.get());
   d->server_ = builder.BuildAndStart();
   if (d->server_ == nullptr) return absl::InternalError("gRPC server failed to start");
   d->lane_ = std::make_unique<FastLane>(d->service_.get());
   d->listener_->Start(d->server_.get(), [lane = d->lane_.get()](int fd) { lane->Serve(fd); });
+  if (!options.metrics_address.empty()) {
+    SchedulerService *scheduler = d->service_.get();
+    auto metrics = MetricsEndpoint::Start(options.metrics_address, [scheduler] {
+      v1::StatusReply status;
+      scheduler->FillStatus(&status);
+      return metrics::PrometheusText(status);
+    });
+    if (!metrics.ok()) return metrics.status();
+    d->metrics_ = std::move(*metrics);
+  }
   return d;
+}
+
+int Daemon::metrics_port() const { return metrics_ != nullptr ? metrics_->port() : 0; }
+
+std::string Daemon::metrics_url() const {
+  if (metrics_ == nullptr) return "";
+  return "http://" + metrics_->host() + ":" + std::to_string(metrics_->port()) + "/metrics";
 }
 
 void Daemon::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
+  metrics_.reset();
   listener_->Stop();
   // With sessions open the socket stays: its programs keep what they hold and reconnect, and the
   // next mgbd, finding it, waits for them before placing anything new.
@@ -122,7 +154,7 @@ void Daemon::Shutdown() {
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
   lane_->Stop();
   service_->Stop();
-  if (sessions == 0) unlink(socket_path_.c_str());
+  if (sessions == 0 && socket_owned_) unlink(socket_path_.c_str());
 }
 
 Daemon::~Daemon() {

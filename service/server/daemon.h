@@ -17,6 +17,7 @@
 namespace mgb::server {
 
 class FastLane;
+class MetricsEndpoint;
 
 struct DaemonOptions {
   std::string socket_path;
@@ -35,6 +36,9 @@ struct DaemonOptions {
   std::string profile_store;
   // What a profiled TaskBegin of memory 0 reserves when no peak was learned for it yet.
   uint64_t run_default_memory = uint64_t{1} << 30;
+  // `--metrics`: "[HOST:]PORT" of the HTTP endpoint for Prometheus (loopback by default); empty:
+  // none.
+  std::string metrics_address;
 };
 
 class Daemon {
@@ -48,6 +52,9 @@ class Daemon {
   void Shutdown();
   void Wait() { server_->Wait(); }
   const std::string &socket_path() const { return socket_path_; }
+  // The metrics endpoint's port (0: none) and its address for people ("": none).
+  int metrics_port() const;
+  std::string metrics_url() const;
 
  private:
   Daemon() = default;
@@ -57,7 +64,9 @@ class Daemon {
   std::unique_ptr<SchedulerService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<FastLane> lane_;  // destroyed first: its threads call the service
+  std::unique_ptr<MetricsEndpoint> metrics_;
   bool shut_down_ = false;
+  bool socket_owned_ = true;  // false: systemd passed the socket (and keeps its file)
 };
 
 }  // namespace mgb::server

@@ -362,6 +362,7 @@ void SchedulerService::RefreshMemory(core::Micros now, bool force) {
 
 void SchedulerService::OnEvent(const core::Event &event) {
   if (service_options_.verbosity >= 1) Log(event);
+  counters_.Record(event);
   switch (event.kind) {
     case core::EventKind::kTaskPlaced:
       if (auto it = parked_begins_.find(event.task); it != parked_begins_.end()) {
@@ -659,6 +660,13 @@ void SchedulerService::CancelLaneCalls(const void *owner) {
 grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *context,
                                                    const v1::StatusRequest * /*request*/,
                                                    v1::StatusReply *reply) {
+  FillStatus(reply);
+  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+void SchedulerService::FillStatus(v1::StatusReply *reply) {
   core::Snapshot snapshot;
   std::vector<std::string> running_users, waiting_users;
   std::vector<uint64_t> running_peaks;
@@ -675,6 +683,7 @@ grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *
       running_peaks.push_back(profile != task_profiles_.end() ? profile->second.peak : 0);
     }
     for (const core::TaskSnapshot &t : snapshot.waiting) waiting_users.push_back(user_of(t.session));
+    counters_.Fill(reply->mutable_counters());
   });
   ToProto(snapshot, reply);
   for (int i = 0; i < reply->tasks_size(); ++i) {
@@ -682,9 +691,6 @@ grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *
     reply->mutable_tasks(i)->set_peak_bytes(running_peaks[i]);
   }
   for (int i = 0; i < reply->waiting_size(); ++i) reply->mutable_waiting(i)->set_user(waiting_users[i]);
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
 }
 
 }  // namespace mgb::server

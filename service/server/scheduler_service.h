@@ -24,6 +24,7 @@
 #include "mgb/core/scheduler.h"
 #include "nvml.h"
 #include "profile_store.h"
+#include "scheduler_counters.h"
 
 namespace mgb::server {
 
@@ -108,6 +109,8 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   grpc::ServerUnaryReactor *TaskEnd(grpc::CallbackServerContext *context,
                                     const v1::TaskEndRequest *request,
                                     v1::TaskEndReply *reply) override;
+  // What Status answers (also for mgbd's metrics endpoint).
+  void FillStatus(v1::StatusReply *reply);
   grpc::ServerUnaryReactor *Status(grpc::CallbackServerContext *context,
                                    const v1::StatusRequest *request,
                                    v1::StatusReply *reply) override;
@@ -172,6 +175,7 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
     uint64_t peak = 0;
   };
   std::unordered_map<core::TaskId, TaskProfile> task_profiles_;
+  SchedulerCounters counters_;  // under mu_: fed by OnEvent
   std::atomic<bool> profile_save_failing_{false};
   std::unordered_set<std::shared_ptr<WatchReactor>> watchers_;
   std::vector<std::function<void()>> after_unlock_;

@@ -21,9 +21,11 @@ class Event;
 
 namespace mgb {
 
-// The socket clients use when neither --socket nor MGB_SOCKET names one.
+// The socket clients use when neither --socket nor MGB_SOCKET names one: the system mgbd's (the
+// package's mgbd.socket) when it is there, else the one a user starts by hand.
+inline constexpr const char *kSystemSocket = "/run/mgbd/mgbd.sock";
 inline constexpr const char *kDefaultSocket = "/tmp/mgbd.sock";
-// MGB_SOCKET if set and non-empty, else kDefaultSocket.
+// MGB_SOCKET if set and non-empty, else kSystemSocket if it exists, else kDefaultSocket.
 std::string SocketFromEnvironment();
 
 // The scheduler's own description of a launch (mgb/core/gpu.h: plain types, no scheduler code).

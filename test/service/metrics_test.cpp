@@ -1,0 +1,194 @@
+// Monitoring: the counters mgbd keeps from its events, their Prometheus text, mgbd's HTTP
+// endpoint (`--metrics`), the gRPC health service and `mgb status --format=prometheus`.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/generic/generic_stub.h>
+
+#include "mgb.pb.h"
+#include "mgb/client.h"
+#include "prometheus_text.h"
+#include "scheduler_counters.h"
+#include "test_support.h"
+
+namespace mgb::test {
+namespace {
+
+core::Event MakeEvent(core::EventKind kind, uint64_t task, core::Micros time, bool grow = false) {
+  core::Event e;
+  e.kind = kind;
+  e.task = task;
+  e.time = time;
+  e.is_grow = grow;
+  return e;
+}
+
+// One HTTP/1.0 GET to 127.0.0.1:port; the whole answer (head and body).
+std::string HttpGet(int port, const std::string &path) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in in{};
+  in.sin_family = AF_INET;
+  in.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &in.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr *>(&in), sizeof(in)) != 0) {
+    close(fd);
+    return "";
+  }
+  const std::string request = "GET " + path + " HTTP/1.0\r\nHost: x\r\n\r\n";
+  (void)!send(fd, request.data(), request.size(), 0);
+  std::string answer;
+  char buffer[4096];
+  for (ssize_t n; (n = recv(fd, buffer, sizeof(buffer), 0)) > 0;) answer.append(buffer, size_t(n));
+  close(fd);
+  return answer;
+}
+
+std::unique_ptr<server::Daemon> DaemonWithMetrics(const TempDir &dir, const std::string &address) {
+  server::DaemonOptions options;
+  options.socket_path = dir.File("mgbd.sock");
+  options.gpus_file = WriteGpuConfig(dir, 2, 16 * kGiB);
+  options.context_reserve_bytes = 0;
+  options.metrics_address = address;
+  auto daemon = server::Daemon::Start(options);
+  REQUIRE(daemon.ok());
+  return std::move(*daemon);
+}
+
+}  // namespace
+
+TEST_CASE("counters: waits land in their histogram bucket, grows and give-ups are counted",
+          "[metrics]") {
+  server::SchedulerCounters counters;
+  counters.Record(MakeEvent(core::EventKind::kTaskPlaced, 1, 5'000'000));  // placed at once
+  counters.Record(MakeEvent(core::EventKind::kTaskQueued, 2, 1'000'000));
+  counters.Record(MakeEvent(core::EventKind::kTaskPlaced, 2, 3'000'000));  // waited 2 s
+  counters.Record(MakeEvent(core::EventKind::kTaskQueued, 2, 4'000'000, /*grow=*/true));
+  counters.Record(MakeEvent(core::EventKind::kTaskGrown, 2, 4'500'000));
+  core::Event gave_up = MakeEvent(core::EventKind::kTaskCancelled, 3, 6'000'000, true);
+  gave_up.reason = core::CancelReason::kNoRoom;
+  counters.Record(gave_up);
+  v1::SchedulerCounters out;
+  counters.Fill(&out);
+  CHECK(out.tasks_queued() == 1);
+  CHECK(out.grows() == 1);
+  CHECK(out.grows_queued() == 1);
+  REQUIRE(out.cancellations_size() == 1);
+  CHECK(out.cancellations(0).reason() == "no-room");
+  CHECK(out.cancellations(0).grow());
+  CHECK(out.wait_count() == 2);
+  CHECK(out.wait_seconds_sum() == Approx(2.0));
+  REQUIRE(out.wait_buckets_size() == 9);
+  CHECK(out.wait_buckets(0).count() == 1);  // le 0.001: the one placed at once
+  CHECK(out.wait_buckets(3).count() == 1);  // le 1
+  CHECK(out.wait_buckets(4).count() == 2);  // le 10: cumulative
+  CHECK(std::isinf(out.wait_buckets(8).le_seconds()));
+  CHECK(out.wait_buckets(8).count() == 2);
+}
+
+TEST_CASE("Prometheus text: one family per metric with HELP and TYPE, labels escaped",
+          "[metrics]") {
+  v1::StatusReply status;
+  v1::GpuStatus *g = status.add_gpus();
+  g->set_index(0);
+  g->set_name("H100 \"80GB\"");
+  g->set_memory_total(80 * kGiB);
+  v1::TaskStatus *t = status.add_tasks();
+  t->set_gpu_index(0);
+  t->set_allocated_bytes(3 * kGiB);
+  status.set_decisions(7);
+  const std::string text = metrics::PrometheusText(status);
+  CHECK_THAT(text, Catch::Contains("# TYPE mgb_gpu_memory_total_bytes gauge\n"));
+  CHECK_THAT(text, Catch::Contains(
+                       "mgb_gpu_memory_total_bytes{gpu=\"0\",name=\"H100 \\\"80GB\\\"\",uuid=\"\"} 85899345920\n"));
+  CHECK_THAT(text, Catch::Contains("mgb_gpu_memory_allocated_bytes{gpu=\"0\""));
+  CHECK_THAT(text, Catch::Contains("} 3221225472\n"));
+  CHECK_THAT(text, Catch::Contains("mgb_tasks_running 1\n"));
+  CHECK_THAT(text, Catch::Contains("# TYPE mgb_decisions_total counter\nmgb_decisions_total 7\n"));
+  CHECK_THAT(text, Catch::Contains("# TYPE mgb_task_wait_seconds histogram\n"));
+}
+
+TEST_CASE("mgbd --metrics serves /metrics and /healthz over HTTP on loopback; gRPC health answers "
+          "SERVING", "[metrics]") {
+  TempDir dir;
+  auto daemon = DaemonWithMetrics(dir, "0");
+  REQUIRE(daemon->metrics_port() > 0);
+  CHECK_THAT(daemon->metrics_url(), Catch::StartsWith("http://127.0.0.1:"));
+  auto client = Client::Connect(dir.File("mgbd.sock"), getpid(), "metrics-test");
+  REQUIRE(client.ok());
+  LaunchShape shape;
+  shape.grid.x = 4;
+  shape.block.x = 32;
+  auto placed = (*client)->TaskBegin(2 * kGiB, shape, "metrics");
+  REQUIRE(placed.ok());
+  const std::string page = HttpGet(daemon->metrics_port(), "/metrics");
+  CHECK_THAT(page, Catch::StartsWith("HTTP/1.1 200 OK\r\n"));
+  CHECK_THAT(page, Catch::Contains("text/plain; version=0.0.4"));
+  CHECK_THAT(page, Catch::Contains("mgb_gpu_memory_total_bytes{gpu=\"1\",name=\"g1\",uuid=\"\"} 17179869184"));
+  CHECK_THAT(page, Catch::Contains("mgb_decisions_total 1\n"));
+  CHECK_THAT(page, Catch::Contains("mgb_tasks_running 1\n"));
+  CHECK_THAT(page, Catch::Contains("mgb_sessions 1\n"));
+  CHECK_THAT(page, Catch::Contains("mgb_task_wait_seconds_count 1\n"));
+  CHECK_THAT(HttpGet(daemon->metrics_port(), "/healthz"), Catch::EndsWith("\r\n\r\nok\n"));
+  CHECK_THAT(HttpGet(daemon->metrics_port(), "/other"), Catch::StartsWith("HTTP/1.1 404"));
+
+  // grpc.health.v1.Health/Check with an empty request: status SERVING (field 1 = 1).
+  auto channel = grpc::CreateChannel("unix:" + dir.File("mgbd.sock"), grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  grpc::ByteBuffer request, reply;
+  grpc::Slice empty("", 0);
+  request = grpc::ByteBuffer(&empty, 1);
+  std::mutex mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  grpc::Status health;
+  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request, &reply,
+                 [&](grpc::Status s) {
+                   std::lock_guard lock(mu);
+                   health = s;
+                   done = true;
+                   done_cv.notify_all();
+                 });
+  std::unique_lock lock(mu);
+  done_cv.wait(lock, [&] { return done; });
+  REQUIRE(health.ok());
+  std::vector<grpc::Slice> slices;
+  REQUIRE(reply.Dump(&slices).ok());
+  std::string bytes;
+  for (const grpc::Slice &s : slices) bytes.append(reinterpret_cast<const char *>(s.begin()), s.size());
+  CHECK(bytes == std::string("\x08\x01", 2));
+}
+
+TEST_CASE("a bad --metrics address is refused, naming the flag", "[metrics]") {
+  TempDir dir;
+  server::DaemonOptions options;
+  options.socket_path = dir.File("mgbd.sock");
+  options.gpus_file = WriteGpuConfig(dir, 1, 16 * kGiB);
+  for (const char *bad : {"x", "1.2.3:99999", "example.com:9400"}) {
+    options.metrics_address = bad;
+    auto daemon = server::Daemon::Start(options);
+    REQUIRE_FALSE(daemon.ok());
+    CHECK_THAT(std::string(daemon.status().message()), Catch::Contains("--metrics"));
+  }
+}
+
+TEST_CASE("mgb status --format=prometheus prints the same metrics", "[metrics]") {
+  auto mgbd = StartDaemon(1, 16 * kGiB);
+  auto text = RunProcess({MGB_CLI, "status", "--format=prometheus", "--socket", mgbd->socket});
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("# TYPE mgb_gpu_memory_total_bytes gauge") &&
+                           Catch::Contains("mgb_tasks_waiting 0"));
+  auto bad = RunProcess({MGB_CLI, "status", "--format=yaml", "--socket", mgbd->socket});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--format must be table, json or prometheus"));
+}
+
+}  // namespace mgb::test
