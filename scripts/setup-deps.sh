@@ -8,6 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler  # service, runtime
   libabsl-dev catch2 pkg-config nlohmann-json3-dev                       # flags, JSON, tests
   python3-matplotlib                                                     # scripts/report.py plots
+  tmux                                                                   # mgb top's terminal test
 )
 
 nvcc=$(command -v nvcc || true)

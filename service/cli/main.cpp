@@ -20,6 +20,7 @@ constexpr Command kCommands[] = {
     {"status", mgb::cli::RunStatusCommand, "show every GPU's memory, warps, tasks and the queue"},
     {"run", mgb::cli::RunRunCommand, "run an unmodified program as one task on a GPU mgbd picks"},
     {"watch", mgb::cli::RunWatchCommand, "print scheduling events as they happen"},
+    {"top", mgb::cli::RunTopCommand, "mgb status, live: redrawn every second until q"},
     {"batch", RunBatchCommand, "run a list of jobs with N worker slots and record each job"},
     {"simulate", RunSimulateCommand, "simulate a node running mgbd's scheduler over a job trace"},
 };

@@ -10,6 +10,7 @@
 #include "mgb.pb.h"
 #include "mgb/client.h"
 #include "prometheus_text.h"
+#include "status_table.h"
 
 namespace mgb::cli {
 namespace {
@@ -51,75 +52,6 @@ void PrintJson(const v1::StatusReply &s) {
                         {"running_tasks", running},
                         {"waiting_tasks", waiting}};
   std::printf("%s\n", doc.dump(2).c_str());
-}
-
-// A column's text, cut to width with "~" marking the cut (a path keeps its end: the file name).
-std::string Clip(const std::string &text, size_t width) {
-  if (text.empty()) return "-";
-  if (text.size() <= width) return text;
-  return "~" + text.substr(text.size() - (width - 1));
-}
-
-// "850 ms", "12.3 s", "4 min 05 s", "2 h 07 min".
-std::string FormatAge(int64_t ms) {
-  char text[32];
-  if (ms < 0) ms = 0;
-  if (ms < 1000) {
-    std::snprintf(text, sizeof text, "%lld ms", static_cast<long long>(ms));
-  } else if (ms < 60'000) {
-    std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms) / 1000);
-  } else if (ms < 3'600'000) {
-    std::snprintf(text, sizeof text, "%lld min %02lld s", static_cast<long long>(ms / 60'000),
-                  static_cast<long long>(ms / 1000 % 60));
-  } else {
-    std::snprintf(text, sizeof text, "%lld h %02lld min", static_cast<long long>(ms / 3'600'000),
-                  static_cast<long long>(ms / 60'000 % 60));
-  }
-  return text;
-}
-
-void PrintTable(const v1::StatusReply &s) {
-  std::printf("policy %s, %u sessions, %d running, %d waiting, %llu decisions\n\n",
-              s.policy().c_str(), s.sessions(), s.tasks_size(), s.waiting_size(),
-              static_cast<unsigned long long>(s.decisions()));
-  std::printf("%-3s %-24s %12s %12s %12s %12s %15s %5s %8s\n", "GPU", "NAME", "TOTAL",
-              "RESERVED", "USED", "AVAILABLE", "WARPS", "TASKS", "SESSIONS");
-  for (const v1::GpuStatus &g : s.gpus()) {
-    const std::string warps = std::to_string(g.warps_in_use()) + "/" + std::to_string(g.warp_capacity());
-    std::printf("%-3u %-24s %12s %12s %12s %12s %15s %5u %8u\n", g.index(), g.name().c_str(),
-                core::FormatBytes(g.memory_total()).c_str(), core::FormatBytes(g.memory_reserved()).c_str(),
-                core::FormatBytes(g.memory_used()).c_str(), core::FormatBytes(g.memory_available()).c_str(),
-                warps.c_str(), g.tasks(), g.sessions());
-  }
-  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch()).count();
-  if (s.tasks_size() > 0) {
-    std::printf("\nrunning:\n%-8s %-3s %-8s %-10s %-20s %-20s %12s %12s %12s %7s %9s\n", "TASK",
-                "GPU", "PID", "USER", "PROGRAM", "LABEL", "RESERVED", "ALLOCATED", "PEAK", "WARPS",
-                "AGE");
-    for (const v1::TaskStatus &t : s.tasks()) {
-      std::printf("%-8llu %-3d %-8lld %-10s %-20s %-20s %12s %12s %12s %7llu %9s\n",
-                  static_cast<unsigned long long>(t.task_id()), t.gpu_index(),
-                  static_cast<long long>(t.pid()), Clip(t.user(), 10).c_str(),
-                  Clip(t.program(), 20).c_str(),
-                  Clip(t.label(), 20).c_str(), core::FormatBytes(t.memory_bytes()).c_str(),
-                  t.allocated_bytes() > 0 ? core::FormatBytes(t.allocated_bytes()).c_str() : "-",
-                  t.peak_bytes() > 0 ? core::FormatBytes(t.peak_bytes()).c_str() : "-",
-                  static_cast<unsigned long long>(t.warps()),
-                  FormatAge(now_ms - t.since_unix_ms()).c_str());
-    }
-  }
-  if (s.waiting_size() > 0) {
-    std::printf("\nwaiting (oldest first):\n%-8s %-8s %-10s %-20s %-20s %12s %9s\n", "TASK", "PID",
-                "USER", "PROGRAM", "LABEL", "NEEDS", "WAITING");
-    for (const v1::TaskStatus &t : s.waiting()) {
-      std::printf("%-8llu %-8lld %-10s %-20s %-20s %12s %9s\n",
-                  static_cast<unsigned long long>(t.task_id()), static_cast<long long>(t.pid()),
-                  Clip(t.user(), 10).c_str(), Clip(t.program(), 20).c_str(), Clip(t.label(), 20).c_str(),
-                  core::FormatBytes(t.memory_bytes()).c_str(),
-                  FormatAge(now_ms - t.since_unix_ms()).c_str());
-    }
-  }
 }
 
 }  // namespace
