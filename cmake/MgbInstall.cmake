@@ -38,6 +38,10 @@ if(TARGET mgb_runtime)
   ")
 endif()
 if(TARGET mgb-rewrite)
+  # find_package(mgb) then mgb_rewrite(target), from an install.
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/package/mgbConfig.cmake
+                ${PROJECT_SOURCE_DIR}/cmake/MgbRewrite.cmake
+          DESTINATION lib/cmake/mgb)
   foreach(driver mgb-nvcc mgb-cc mgb-c++)
     install(PROGRAMS ${PROJECT_BINARY_DIR}/rewriter/${driver} DESTINATION ${CMAKE_INSTALL_BINDIR})
   endforeach()

@@ -1,7 +1,8 @@
 # mgb_rewrite(<target>): rewrite the target's .cu sources, and its C/C++ sources that call the CUDA
 # runtime, with mgb-rewrite as a pre-build step, compile the rewritten copies instead, add mgb's
-# include dir and link the runtime (target mgb, or mgb_runtime).
-#   include(MgbRewrite)
+# include dir and link the runtime (target mgb, or mgb_runtime; mgb::runtime from find_package(mgb)
+# when installed: cmake/package/mgbConfig.cmake). The runtime target carries mgb.h's directory.
+#   include(MgbRewrite)          # or, installed: find_package(mgb REQUIRED)
 #   add_executable(app main.cu kernels.cu cuda_helpers.c)
 #   mgb_rewrite(app)
 # Rewritten files go to <binary dir>/mgb-rewritten/<target>/ (paths relative to the source dir);
@@ -78,7 +79,6 @@ function(mgb_rewrite target)
   set_property(TARGET ${target} PROPERTY SOURCES ${new_sources})
   # The rewritten headers first, then the originals' directory (headers left unchanged).
   target_include_directories(${target} BEFORE PRIVATE ${out_dir} ${source_dir})
-  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/runtime/include)
   if(NOT MGB_RUNTIME_TARGET)
     message(FATAL_ERROR "mgb_rewrite(${target}): no libmgb target (mgb or mgb_runtime) is defined")
   endif()
