@@ -57,6 +57,9 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/systemd/mgbd.socket
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/systemd/mgb.sysusers.conf
         DESTINATION lib/sysusers.d RENAME mgb.conf)
 
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/grafana/mgb-dashboard.json
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/mgb/grafana)
+
 # The Debian package: `cpack -G DEB` in the build directory.
 set(CPACK_PACKAGE_NAME mgb)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

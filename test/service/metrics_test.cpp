@@ -11,6 +11,9 @@
 #include <mutex>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/generic/generic_stub.h>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 
 #include "mgb.pb.h"
 #include "mgb/client.h"
@@ -177,6 +180,42 @@ TEST_CASE("a bad --metrics address is refused, naming the flag", "[metrics]") {
     auto daemon = server::Daemon::Start(options);
     REQUIRE_FALSE(daemon.ok());
     CHECK_THAT(std::string(daemon.status().message()), Catch::Contains("--metrics"));
+  }
+}
+
+TEST_CASE("the Grafana dashboard asks only for metrics mgbd serves", "[metrics]") {
+  v1::StatusReply status;
+  status.add_gpus()->set_index(0);
+  server::SchedulerCounters counters;
+  core::Event cancelled = MakeEvent(core::EventKind::kTaskCancelled, 1, 1);
+  cancelled.reason = core::CancelReason::kDeadline;
+  counters.Record(cancelled);
+  counters.Fill(status.mutable_counters());
+  const std::string text = metrics::PrometheusText(status);
+  const nlohmann::json dashboard = nlohmann::json::parse(ReadFile(MGB_GRAFANA_DASHBOARD));
+  std::set<std::string> asked;
+  const std::regex metric("mgb_[a-z_]+");
+  for (const auto &panel : dashboard.at("panels")) {
+    for (const auto &target : panel.at("targets")) {
+      const std::string expr = target.at("expr");
+      for (std::sregex_iterator it(expr.begin(), expr.end(), metric), end; it != end; ++it) {
+        std::string name = it->str();
+        for (const char *suffix : {"_bucket", "_sum", "_count"}) {  // a histogram's series
+          const std::string s = suffix;
+          if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0 &&
+              text.find("# TYPE " + name.substr(0, name.size() - s.size()) + " histogram") !=
+                  std::string::npos) {
+            name = name.substr(0, name.size() - s.size());
+          }
+        }
+        asked.insert(name);
+      }
+    }
+  }
+  CHECK(asked.size() >= 12);
+  for (const std::string &name : asked) {
+    INFO(name);
+    CHECK_THAT(text, Catch::Contains("# TYPE " + name + " "));
   }
 }
 
