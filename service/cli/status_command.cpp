@@ -43,7 +43,7 @@ void PrintJson(const v1::StatusReply &s) {
   nlohmann::json running = nlohmann::json::array(), waiting = nlohmann::json::array();
   for (const v1::TaskStatus &t : s.tasks()) running.push_back(TaskJson(t));
   for (const v1::TaskStatus &t : s.waiting()) waiting.push_back(TaskJson(t));
-  nlohmann::json doc = {{"policy", s.policy()},
+  nlohmann::json doc = {{"mgbd_version", s.mgbd_version()}, {"policy", s.policy()},
                         {"gpus", gpus},
                         {"waiting", s.waiting_size()},
                         {"running", s.tasks_size()},

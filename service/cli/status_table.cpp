@@ -37,8 +37,8 @@ std::string FormatAge(int64_t ms) {
 }  // namespace
 
 void PrintTable(const v1::StatusReply &s) {
-  std::printf("policy %s, %u sessions, %d running, %d waiting, %llu decisions\n\n",
-              s.policy().c_str(), s.sessions(), s.tasks_size(), s.waiting_size(),
+  std::printf("mgbd %s, policy %s, %u sessions, %d running, %d waiting, %llu decisions\n\n",
+              s.mgbd_version().empty() ? "?" : s.mgbd_version().c_str(), s.policy().c_str(), s.sessions(), s.tasks_size(), s.waiting_size(),
               static_cast<unsigned long long>(s.decisions()));
   std::printf("%-3s %-24s %12s %12s %12s %12s %15s %5s %8s\n", "GPU", "NAME", "TOTAL",
               "RESERVED", "USED", "AVAILABLE", "WARPS", "TASKS", "SESSIONS");

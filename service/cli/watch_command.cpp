@@ -24,11 +24,15 @@ int RunWatchCommand(int argc, char **argv) {
   int64_t seen = 0;
   absl::Status status = Client::WatchAt(socket, [&](const v1::Event &e) {
     const std::string kind = EventKindName(e.kind());
-    std::printf("%lld %-15s session %s pid %lld task %llu gpu %d memory %s warps %llu\n",
-                static_cast<long long>(e.unix_ms()), kind.c_str(), e.session_id().c_str(),
-                static_cast<long long>(e.pid()), static_cast<unsigned long long>(e.task_id()),
-                e.gpu_index(), core::FormatBytes(e.memory_bytes()).c_str(),
-                static_cast<unsigned long long>(e.warps()));
+    std::string extra;
+    if (e.grow_bytes() > 0) extra += " grow " + core::FormatBytes(e.grow_bytes());
+    if (!e.cancel_reason().empty()) extra += " reason " + e.cancel_reason();
+    std::printf("%lld %-15s%s session %s pid %lld task %llu gpu %d memory %s warps %llu%s\n",
+                static_cast<long long>(e.unix_ms()), kind.c_str(), e.grow() ? " (grow)" : "",
+                e.session_id().c_str(), static_cast<long long>(e.pid()),
+                static_cast<unsigned long long>(e.task_id()), e.gpu_index(),
+                core::FormatBytes(e.memory_bytes()).c_str(),
+                static_cast<unsigned long long>(e.warps()), extra.c_str());
     std::fflush(stdout);
     return count == 0 || ++seen < count;
   });

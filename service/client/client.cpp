@@ -372,6 +372,7 @@ class GrpcClient final : public Client {
           session_.policy = info.policy();
           session_.mps_pipe_directory = info.mps_pipe_directory();
           session_.context_reserve_bytes = info.context_reserve_bytes();
+          session_.mgbd_version = info.mgbd_version();
         } else {
           for (size_t i = 0; i < restoring.size(); ++i) {
             auto it = held_.find(restoring[i]);

@@ -747,7 +747,9 @@ void Scheduler::ApplyGrow(TaskId id, Task &t, uint64_t extra, Micros now) {
   g.unallocated -= Unallocated(t.memory, t.allocated);
   t.memory += extra;
   g.unallocated += Unallocated(t.memory, t.allocated);
-  Emit(TaskEvent(EventKind::kTaskGrown, id, t, now));
+  Event grown = TaskEvent(EventKind::kTaskGrown, id, t, now);
+  grown.grow_bytes = extra;
+  Emit(grown);
 }
 
 // ---- grow liveness (scheduler.h, docs/service.md "Grow liveness") ---------------------------

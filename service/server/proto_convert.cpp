@@ -78,6 +78,7 @@ core::TaskRequest FromProto(const v1::TaskBeginRequest &request) {
 std::string PublicSessionName(core::SessionId session) { return absl::StrCat("s", session); }
 
 void ToProto(const core::Snapshot &snapshot, v1::StatusReply *reply) {
+  reply->set_mgbd_version(MGB_VERSION);
   reply->set_policy(snapshot.policy);
   reply->set_sessions(snapshot.sessions);
   reply->set_decisions(snapshot.decisions);
@@ -111,6 +112,11 @@ v1::Event ToProto(const core::Event &event, int64_t pid) {
   out.set_gpu_index(event.gpu);
   out.set_memory_bytes(event.memory_bytes);
   out.set_warps(event.warps);
+  out.set_grow(event.is_grow || event.kind == core::EventKind::kTaskGrown);
+  out.set_grow_bytes(event.grow_bytes);
+  if (event.kind == core::EventKind::kTaskCancelled) {
+    out.set_cancel_reason(core::CancelReasonName(event.reason));
+  }
   return out;
 }
 

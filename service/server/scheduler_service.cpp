@@ -160,6 +160,7 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
       info->set_policy(service_->core_->policy().Name());
       info->set_mps_pipe_directory(service_->service_options_.mps_pipe_directory);
       info->set_context_reserve_bytes(service_->core_->context_reserve_bytes());
+      info->set_mgbd_version(MGB_VERSION);
     });
     Push(std::move(event));
     Kick();

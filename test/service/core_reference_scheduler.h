@@ -486,7 +486,8 @@ class ReferenceScheduler {
     g.unallocated -= Unallocated(t);
     t.memory += extra;
     g.unallocated += Unallocated(t);
-    EmitTask(core::EventKind::kTaskGrown, id, t, now);
+    Emit({core::EventKind::kTaskGrown, now, t.session, id, t.gpu, t.memory, t.warps, false,
+          core::CancelReason::kNone, extra});
   }
 
   // Grows first (FIFO per GPU); then every waiting task in FIFO order: the first that cannot be

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
+#include <vector>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <nlohmann/json.hpp>
@@ -168,6 +170,50 @@ TEST_CASE("mgbd --metrics serves /metrics and /healthz over HTTP on loopback; gR
   std::string bytes;
   for (const grpc::Slice &s : slices) bytes.append(reinterpret_cast<const char *>(s.begin()), s.size());
   CHECK(bytes == std::string("\x08\x01", 2));
+}
+
+TEST_CASE("events carry a grow's bytes and a give-up's reason; Status names mgbd's version",
+          "[metrics]") {
+  auto mgbd = StartDaemon(1, 16 * kGiB);
+  std::mutex mu;
+  std::vector<v1::Event> events;
+  std::thread watcher([&] {
+    (void)Client::WatchAt(mgbd->socket, [&](const v1::Event &e) {
+      std::lock_guard lock(mu);
+      events.push_back(e);
+      return e.kind() != v1::Event::TASK_CANCELLED;
+    });
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the watch is attached
+  auto client = Client::Connect(mgbd->socket, getpid(), "events-test");
+  REQUIRE(client.ok());
+  LaunchShape shape;
+  shape.block.x = 32;
+  auto placed = (*client)->TaskBegin(10 * kGiB, shape, "grows");
+  REQUIRE(placed.ok());
+  REQUIRE((*client)->TaskGrow(placed->task_id, 2 * kGiB).ok());
+  // Cannot fit beside the first until the deadline passes.
+  auto late = (*client)->TaskBegin(8 * kGiB, shape, "late",
+                                   std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  CHECK(late.status().code() == absl::StatusCode::kDeadlineExceeded);
+  watcher.join();
+  std::lock_guard lock(mu);
+  const v1::Event *grown = nullptr, *cancelled = nullptr;
+  for (const v1::Event &e : events) {
+    if (e.kind() == v1::Event::TASK_GROWN) grown = &e;
+    if (e.kind() == v1::Event::TASK_CANCELLED) cancelled = &e;
+  }
+  REQUIRE(grown != nullptr);
+  CHECK(grown->grow());
+  CHECK(grown->grow_bytes() == 2 * kGiB);
+  CHECK(grown->memory_bytes() == 12 * kGiB);
+  REQUIRE(cancelled != nullptr);
+  CHECK(cancelled->cancel_reason() == "deadline");
+  CHECK_FALSE(cancelled->grow());
+  auto status = Client::StatusAt(mgbd->socket);
+  REQUIRE(status.ok());
+  CHECK_FALSE(status->mgbd_version().empty());
+  CHECK(status->mgbd_version() == (*client)->session().mgbd_version);
 }
 
 TEST_CASE("a bad --metrics address is refused, naming the flag", "[metrics]") {

@@ -46,6 +46,7 @@ struct SessionDetails {
   std::string policy;
   std::string mps_pipe_directory;  // empty without MPS
   uint64_t context_reserve_bytes = 0;
+  std::string mgbd_version;  // empty from an mgbd older than the field
 };
 
 using Deadline = std::optional<std::chrono::system_clock::time_point>;

@@ -137,7 +137,7 @@ struct Event {
   uint64_t warps = 0;
   bool is_grow = false;       // kTaskCancelled / kTaskQueued of a grow request
   CancelReason reason = CancelReason::kNone;
-  uint64_t grow_bytes = 0;    // a grow's extra bytes (kTaskQueued / kTaskCancelled with is_grow)
+  uint64_t grow_bytes = 0;    // a grow's extra bytes (kTaskGrown; kTaskQueued / kTaskCancelled with is_grow)
 };
 
 class EventSink {
