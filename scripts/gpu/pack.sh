@@ -22,7 +22,7 @@ mkdir -p "$out"/{bin,lib,wl,wl-plain,patterns,golden,jobs,guard}
 need() { [ -x "$1" ] || { echo "pack: $1 is not built (build $build first)" >&2; exit 1; }; echo "$1"; }
 programs=(
   "$(need "$build/service/mgbd")" "$(need "$build/service/mgb")"
-  "$(need "$build/service/batch/mgb-batch")" "$(need "$build/examples/service/mgb_hold_memory")"
+  "$(need "$build/tools/batch/mgb-batch")" "$(need "$build/examples/service/mgb_hold_memory")"
 )
 for t in two_gpus lazy_path grow killed; do programs+=("$(need "$build/examples/runtime/runtime_$t")"); done
 programs+=("$(need "$build/bench/runtime/runtime_bench_gpu")")
@@ -57,7 +57,7 @@ rm -f "$out"/golden/*.build.log
 # Job lists: the paper's shapes, sized from the H200 calibration; paths relative to the repo root.
 for spec in "W1 16 1:1" "W2 16 2:1" "W3 16 3:1"; do
   set -- $spec
-  "$build/service/batch/mgb-batch" --generate --out "$out/jobs/$1.json" --count "$2" --ratio "$3" \
+  "$build/tools/batch/mgb-batch" --generate --out "$out/jobs/$1.json" --count "$2" --ratio "$3" \
     --seed 1 --bin-dir "$out/wl" --target-seconds "${MGB_TARGET_SECONDS:-10}" \
     --calibration examples/workloads/calibration-h200.json >/dev/null
 done

@@ -1,7 +1,7 @@
 """Reads batch-run JSON files into one shape.
 
-Two writers produce runs: `mgb batch --out` (real runs; service/batch/report.cpp) and
-`mgb simulate --out` (service/sim/run_report.cpp; "simulated": true, possibly several runs under
+Two writers produce runs: `mgb batch --out` (real runs; tools/batch/report.cpp) and
+`mgb simulate --out` (tools/sim/run_report.cpp; "simulated": true, possibly several runs under
 "runs"). Their field names differ in places; this module is the one place that knows both.
 """
 

@@ -11,7 +11,7 @@ using namespace mgb::sim::test;
 
 namespace {
 
-// A `mgb batch` result as service/batch/report.cpp writes it (only the fields that matter here).
+// A `mgb batch` result as tools/batch/report.cpp writes it (only the fields that matter here).
 nlohmann::json BatchJob(const std::string& name, double queued, double started, double ended,
                         double kernel_ms, bool crashed = false) {
   return {{"name", name},           {"argv", {name}},  {"memory_bytes", 10 * kGiB},

@@ -4,7 +4,7 @@
 # `mgb run` and keep a per-GPU memory ledger, so a memory-blind policy really runs out of memory.
 # Then scripts/report.py on what came back. Checks: every run's JSON, <= 8 files, no process
 # left behind, OOM crashes under cg only, the timeout path, the report.
-# usage: eval_dry_run.sh BUILD_DIR   (holding service/mgbd, service/mgb, service/batch/mgb-batch)
+# usage: eval_dry_run.sh BUILD_DIR   (holding service/mgbd, service/mgb, tools/batch/mgb-batch)
 set -u
 [ "${1:-}" = --help ] && { sed -n 2,6p "$0"; exit 0; }
 BUILD=$(cd "${1:?usage: eval_dry_run.sh BUILD_DIR}" && pwd)
@@ -19,7 +19,7 @@ left_behind() {
 fail() { echo "FAIL: $*" >&2; [ -f "$T/out/eval.log" ] && tail -30 "$T/out/eval.log" >&2; exit 1; }
 
 mkdir -p "$T/tools" "$T/bin" "$T/ledger"
-for p in service/mgbd service/mgb service/batch/mgb-batch; do
+for p in service/mgbd service/mgb tools/batch/mgb-batch; do
   [ -x "$BUILD/$p" ] || fail "$BUILD/$p is not built"
   ln -s "$BUILD/$p" "$T/tools/"
 done

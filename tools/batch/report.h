@@ -1,7 +1,7 @@
 // The batch run's outputs: the JSON record (every job with, where observed, its GPU memory over
 // time; the summary; GPU samples) and the summary table printed at the end.
-#ifndef MGB_SERVICE_BATCH_REPORT_H
-#define MGB_SERVICE_BATCH_REPORT_H
+#ifndef MGB_TOOLS_BATCH_REPORT_H
+#define MGB_TOOLS_BATCH_REPORT_H
 
 #include <ostream>
 #include <string>
@@ -42,4 +42,4 @@ void PrintSummaryTable(std::ostream& out, const BatchResult& result, const RunIn
 
 }  // namespace mgb::batch
 
-#endif  // MGB_SERVICE_BATCH_REPORT_H
+#endif  // MGB_TOOLS_BATCH_REPORT_H

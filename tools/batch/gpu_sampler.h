@@ -1,7 +1,7 @@
 // GPU utilisation and memory over time, and each job's GPU memory over time, sampled through NVML
 // (service/nvml's loader: dlopen at run time, so absent NVML just means no samples).
-#ifndef MGB_SERVICE_BATCH_GPU_SAMPLER_H
-#define MGB_SERVICE_BATCH_GPU_SAMPLER_H
+#ifndef MGB_TOOLS_BATCH_GPU_SAMPLER_H
+#define MGB_TOOLS_BATCH_GPU_SAMPLER_H
 
 #include <chrono>
 #include <condition_variable>
@@ -86,4 +86,4 @@ void AttachJobMemory(std::map<size_t, std::vector<MemorySample>> job_memory, Bat
 
 }  // namespace mgb::batch
 
-#endif  // MGB_SERVICE_BATCH_GPU_SAMPLER_H
+#endif  // MGB_TOOLS_BATCH_GPU_SAMPLER_H

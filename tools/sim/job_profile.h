@@ -1,7 +1,7 @@
 // What the simulator knows about a job: a process that runs one or more GPU tasks between phases of
 // host work, recorded from a real run (or generated), and the trace of such jobs with arrival times.
-#ifndef MGB_SERVICE_SIM_JOB_PROFILE_H
-#define MGB_SERVICE_SIM_JOB_PROFILE_H
+#ifndef MGB_TOOLS_SIM_JOB_PROFILE_H
+#define MGB_TOOLS_SIM_JOB_PROFILE_H
 
 #include <cstdint>
 #include <string>
@@ -52,4 +52,4 @@ struct Trace {
 
 }  // namespace mgb::sim
 
-#endif  // MGB_SERVICE_SIM_JOB_PROFILE_H
+#endif  // MGB_TOOLS_SIM_JOB_PROFILE_H

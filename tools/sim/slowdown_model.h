@@ -9,8 +9,8 @@
 // are shared, stretching every busy part by U. Co-runners also compete for caches and memory
 // bandwidth: interference per extra co-runner. A task progresses through its solo time at
 //     rate_i = 1 / ((1 - b_i) + b_i * max(1, U) * (1 + interference * (n - 1)))
-#ifndef MGB_SERVICE_SIM_SLOWDOWN_MODEL_H
-#define MGB_SERVICE_SIM_SLOWDOWN_MODEL_H
+#ifndef MGB_TOOLS_SIM_SLOWDOWN_MODEL_H
+#define MGB_TOOLS_SIM_SLOWDOWN_MODEL_H
 
 #include <cstddef>
 #include <cstdint>
@@ -80,4 +80,4 @@ std::vector<CoRunGroup> ReadCoRunFile(const std::string& path);
 
 }  // namespace mgb::sim
 
-#endif  // MGB_SERVICE_SIM_SLOWDOWN_MODEL_H
+#endif  // MGB_TOOLS_SIM_SLOWDOWN_MODEL_H

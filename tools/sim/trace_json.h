@@ -1,7 +1,7 @@
 // The trace file format (docs/simulator.md, "Trace format"): reading with errors that name the
 // file and field, and writing.
-#ifndef MGB_SERVICE_SIM_TRACE_JSON_H
-#define MGB_SERVICE_SIM_TRACE_JSON_H
+#ifndef MGB_TOOLS_SIM_TRACE_JSON_H
+#define MGB_TOOLS_SIM_TRACE_JSON_H
 
 #include <ostream>
 #include <string>
@@ -27,4 +27,4 @@ void WriteTraceFile(const Trace& trace, const std::string& path);  // throws Inp
 
 }  // namespace mgb::sim
 
-#endif  // MGB_SERVICE_SIM_TRACE_JSON_H
+#endif  // MGB_TOOLS_SIM_TRACE_JSON_H

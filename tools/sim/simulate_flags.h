@@ -1,6 +1,6 @@
 // The flags of `mgb simulate`, parsed into a plain struct (the library never reads globals).
-#ifndef MGB_SERVICE_SIM_SIMULATE_FLAGS_H
-#define MGB_SERVICE_SIM_SIMULATE_FLAGS_H
+#ifndef MGB_TOOLS_SIM_SIMULATE_FLAGS_H
+#define MGB_TOOLS_SIM_SIMULATE_FLAGS_H
 
 #include <cstdint>
 #include <optional>
@@ -56,4 +56,4 @@ extern const char kSimulateUsage[];
 
 }  // namespace mgb::sim
 
-#endif  // MGB_SERVICE_SIM_SIMULATE_FLAGS_H
+#endif  // MGB_TOOLS_SIM_SIMULATE_FLAGS_H

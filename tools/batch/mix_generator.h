@@ -1,8 +1,8 @@
 // Generates the paper's workload shapes: N jobs at a large:small ratio, seeded, drawn from the
 // six workloads of examples/workloads with --gb sizes ("small" 6-25% of a GPU, "large" above 25%)
 // and --iters chosen from a calibration so each job runs about a target time alone.
-#ifndef MGB_SERVICE_BATCH_MIX_GENERATOR_H
-#define MGB_SERVICE_BATCH_MIX_GENERATOR_H
+#ifndef MGB_TOOLS_BATCH_MIX_GENERATOR_H
+#define MGB_TOOLS_BATCH_MIX_GENERATOR_H
 
 #include <cstdint>
 #include <map>
@@ -70,4 +70,4 @@ std::vector<Job> GenerateMix(const MixSpec& spec);
 
 }  // namespace mgb::batch
 
-#endif  // MGB_SERVICE_BATCH_MIX_GENERATOR_H
+#endif  // MGB_TOOLS_BATCH_MIX_GENERATOR_H

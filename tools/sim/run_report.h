@@ -1,9 +1,9 @@
 // The report of a simulated run, in `mgb batch`'s format, written by batch's own writer
-// (service/batch/report.h): a SimResult becomes a batch::BatchResult and batch prints it. The
+// (tools/batch/report.h): a SimResult becomes a batch::BatchResult and batch prints it. The
 // JSON gets a few extra top-level fields ("simulated", "policy", ...) and nothing is renamed,
 // so tools read real and simulated runs alike.
-#ifndef MGB_SERVICE_SIM_RUN_REPORT_H
-#define MGB_SERVICE_SIM_RUN_REPORT_H
+#ifndef MGB_TOOLS_SIM_RUN_REPORT_H
+#define MGB_TOOLS_SIM_RUN_REPORT_H
 
 #include <optional>
 #include <ostream>
@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report.h"  // service/batch
+#include "report.h"  // tools/batch
 #include "simulator.h"
 
 namespace mgb::sim {
@@ -34,4 +34,4 @@ void PrintPolicyTable(const std::vector<const SimResult*>& results, std::ostream
 
 }  // namespace mgb::sim
 
-#endif  // MGB_SERVICE_SIM_RUN_REPORT_H
+#endif  // MGB_TOOLS_SIM_RUN_REPORT_H

@@ -2,8 +2,8 @@
 // whose arrival time has come (FIFO), and each finished job is recorded with its times, exit,
 // out-of-memory death and kernel times. Where jobs go is decided elsewhere: they are
 // mgb-nvcc-built programs and ask the mgbd at MGB_SOCKET, whatever policy it runs.
-#ifndef MGB_SERVICE_BATCH_RUNNER_H
-#define MGB_SERVICE_BATCH_RUNNER_H
+#ifndef MGB_TOOLS_BATCH_RUNNER_H
+#define MGB_TOOLS_BATCH_RUNNER_H
 
 #include <sys/types.h>
 
@@ -77,4 +77,4 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
 
 }  // namespace mgb::batch
 
-#endif  // MGB_SERVICE_BATCH_RUNNER_H
+#endif  // MGB_TOOLS_BATCH_RUNNER_H

@@ -1,7 +1,7 @@
 // What a finished job's output says: its kernel times (MGB_KERNEL_MS lines), its verdict
 // (MGB_RESULT), and whether it died of running out of device memory.
-#ifndef MGB_SERVICE_BATCH_JOB_OUTPUT_H
-#define MGB_SERVICE_BATCH_JOB_OUTPUT_H
+#ifndef MGB_TOOLS_BATCH_JOB_OUTPUT_H
+#define MGB_TOOLS_BATCH_JOB_OUTPUT_H
 
 #include <string>
 #include <vector>
@@ -29,4 +29,4 @@ JobOutput ParseJobOutput(const std::string& stdout_text, const std::string& stde
 
 }  // namespace mgb::batch
 
-#endif  // MGB_SERVICE_BATCH_JOB_OUTPUT_H
+#endif  // MGB_TOOLS_BATCH_JOB_OUTPUT_H

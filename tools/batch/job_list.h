@@ -1,6 +1,6 @@
 // The job list `mgb batch` runs: JSON {"jobs": [{"name", "argv", "memory_bytes", "arrival_s"}]}.
-#ifndef MGB_SERVICE_BATCH_JOB_LIST_H
-#define MGB_SERVICE_BATCH_JOB_LIST_H
+#ifndef MGB_TOOLS_BATCH_JOB_LIST_H
+#define MGB_TOOLS_BATCH_JOB_LIST_H
 
 #include <cstdint>
 #include <string>
@@ -31,4 +31,4 @@ std::string JobListToJson(const std::vector<Job>& jobs);
 
 }  // namespace mgb::batch
 
-#endif  // MGB_SERVICE_BATCH_JOB_LIST_H
+#endif  // MGB_TOOLS_BATCH_JOB_LIST_H

@@ -1,7 +1,7 @@
 // Reading JSON objects field by field with errors that name the file and the field's path
 // ("trace.json: jobs[3].tasks[0].solo_s: must be > 0"), shared by every JSON reader in sim/.
-#ifndef MGB_SERVICE_SIM_JSON_FIELDS_H
-#define MGB_SERVICE_SIM_JSON_FIELDS_H
+#ifndef MGB_TOOLS_SIM_JSON_FIELDS_H
+#define MGB_TOOLS_SIM_JSON_FIELDS_H
 
 #include <cstdint>
 #include <initializer_list>
@@ -58,4 +58,4 @@ class Field {
 
 }  // namespace mgb::sim
 
-#endif  // MGB_SERVICE_SIM_JSON_FIELDS_H
+#endif  // MGB_TOOLS_SIM_JSON_FIELDS_H

@@ -1,8 +1,8 @@
 // Real runs into the simulator: reading a `mgb batch` result JSON back, turning solo runs into
 // job profiles, and re-simulating a recorded run to see how far the simulation lands from the
 // measured makespan (the 10% check).
-#ifndef MGB_SERVICE_SIM_BATCH_IMPORT_H
-#define MGB_SERVICE_SIM_BATCH_IMPORT_H
+#ifndef MGB_TOOLS_SIM_BATCH_IMPORT_H
+#define MGB_TOOLS_SIM_BATCH_IMPORT_H
 
 #include <cstdint>
 #include <string>
@@ -18,7 +18,7 @@
 
 namespace mgb::sim {
 
-// The fields of a `mgb batch` result the simulator uses (service/batch/report.cpp writes them).
+// The fields of a `mgb batch` result the simulator uses (tools/batch/report.cpp writes them).
 struct RecordedJob {
   std::string name;
   uint64_t memory_bytes = 0;
@@ -73,4 +73,4 @@ RecordedCheck CheckRecordedRun(const RecordedRun& run, const Trace& profiles, Si
 
 }  // namespace mgb::sim
 
-#endif  // MGB_SERVICE_SIM_BATCH_IMPORT_H
+#endif  // MGB_TOOLS_SIM_BATCH_IMPORT_H

@@ -1,7 +1,7 @@
 // Which job a process belongs to: the job's own process or a descendant of it (jobs may be
 // `mgb run` wrappers around the CUDA program), from the parent links in /proc/<pid>/stat.
-#ifndef MGB_SERVICE_BATCH_PROCESS_TREE_H
-#define MGB_SERVICE_BATCH_PROCESS_TREE_H
+#ifndef MGB_TOOLS_PROCESS_PROCESS_TREE_H
+#define MGB_TOOLS_PROCESS_PROCESS_TREE_H
 
 #include <sys/types.h>
 
@@ -26,4 +26,4 @@ pid_t OwningRoot(pid_t pid, const std::set<pid_t>& roots);
 
 }  // namespace mgb::batch
 
-#endif  // MGB_SERVICE_BATCH_PROCESS_TREE_H
+#endif  // MGB_TOOLS_PROCESS_PROCESS_TREE_H

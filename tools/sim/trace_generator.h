@@ -3,8 +3,8 @@
 // give the same trace on any machine (no std:: distributions, whose output is library-defined).
 // The job kinds' figures are plausible stand-ins for the six workloads of examples/workloads/,
 // NOT measurements; convert real solo runs (batch_import.h) for real profiles.
-#ifndef MGB_SERVICE_SIM_TRACE_GENERATOR_H
-#define MGB_SERVICE_SIM_TRACE_GENERATOR_H
+#ifndef MGB_TOOLS_SIM_TRACE_GENERATOR_H
+#define MGB_TOOLS_SIM_TRACE_GENERATOR_H
 
 #include <cstdint>
 #include <string>
@@ -32,4 +32,4 @@ Trace GenerateTrace(const GeneratorOptions& options);
 
 }  // namespace mgb::sim
 
-#endif  // MGB_SERVICE_SIM_TRACE_GENERATOR_H
+#endif  // MGB_TOOLS_SIM_TRACE_GENERATOR_H

@@ -3,8 +3,8 @@
 // mgbd) places every task. The simulator owns only what hardware and processes do: time passing,
 // co-running tasks slowing each other (SlowdownModel), and memory being physical: a job whose
 // allocation would take a GPU past its capacity dies of out-of-memory, as under MPS.
-#ifndef MGB_SERVICE_SIM_SIMULATOR_H
-#define MGB_SERVICE_SIM_SIMULATOR_H
+#ifndef MGB_TOOLS_SIM_SIMULATOR_H
+#define MGB_TOOLS_SIM_SIMULATOR_H
 
 #include <cstdint>
 #include <string>
@@ -74,4 +74,4 @@ std::vector<core::GpuSpec> UniformGpus(size_t count, uint64_t memory_bytes, uint
 
 }  // namespace mgb::sim
 
-#endif  // MGB_SERVICE_SIM_SIMULATOR_H
+#endif  // MGB_TOOLS_SIM_SIMULATOR_H
