@@ -13,10 +13,17 @@
 
 namespace mgb::server {
 
-core::Micros UnixMicrosNow() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+// The core's time line in mgbd: monotonic (steady_clock), anchored at the Unix time mgbd started,
+// so events, `since` times and clients' Unix deadlines still read as Unix time, while a step of
+// the wall clock after start (NTP, an operator) moves no decision, wait or deadline order.
+core::Micros CoreNow() {
+  using std::chrono::duration_cast;
+  using std::chrono::microseconds;
+  static const auto steady_start = std::chrono::steady_clock::now();
+  static const core::Micros unix_start =
+      duration_cast<microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return unix_start +
+         duration_cast<microseconds>(std::chrono::steady_clock::now() - steady_start).count();
 }
 
 namespace {
@@ -136,7 +143,7 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
     service_->Locked([&] {
       service_->opening_pid_ = request.pid();
       const core::SessionId id =
-          service_->core_->OpenSession(request.pid(), request.program(), UnixMicrosNow());
+          service_->core_->OpenSession(request.pid(), request.program(), CoreNow());
       service_->opening_pid_ = 0;
       service_->sessions_by_key_[key_] = id;
       service_->sessions_[id] = SessionRecord{key_, request.pid(), user};
@@ -148,7 +155,7 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
         task.shape = FromProto(held.shape());
         task.label = held.label();
         absl::StatusOr<core::TaskId> restored = service_->core_->RestoreTask(
-            id, static_cast<int>(held.gpu_index()), task, UnixMicrosNow());
+            id, static_cast<int>(held.gpu_index()), task, CoreNow());
         if (!restored.ok()) {
           std::fprintf(stderr, "mgbd: pid %lld could not restore a task: %s\n",
                        static_cast<long long>(request.pid()),
@@ -170,7 +177,7 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
   void OnDone() override {
     service_->Locked([&] {
       service_->sessions_by_key_.erase(key_);
-      (void)service_->core_->CloseSession(session_, UnixMicrosNow());
+      (void)service_->core_->CloseSession(session_, CoreNow());
       service_->sessions_.erase(session_);
     });
     self_.reset();
@@ -223,7 +230,7 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
       if (absl::Status st = CheckDeadline(request.deadline_unix_ms()); !st.ok()) {
         return done.emplace(ToGrpc(st)), void();
       }
-      const core::Micros now = UnixMicrosNow();
+      const core::Micros now = CoreNow();
       service_->RefreshMemory(now, false);
       absl::StatusOr<core::GrowResult> result = service_->core_->TaskGrow(
           *found, request.task_id(), request.extra_bytes(),
@@ -266,7 +273,7 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
       (void)service_->core_->CancelWaiting(
           session, task, is_grow_,
           expired ? core::CancelReason::kDeadline : core::CancelReason::kCancelled,
-          UnixMicrosNow());
+          CoreNow());
     });
   }
   void OnDone() override { delete this; }
@@ -295,7 +302,7 @@ absl::StatusOr<std::unique_ptr<SchedulerService>> SchedulerService::Create(
       core::Scheduler::Create(std::move(gpus), std::move(options), service.get());
   if (!core.ok()) return core.status();
   service->core_ = std::move(*core);
-  service->RefreshMemory(UnixMicrosNow(), true);
+  service->RefreshMemory(CoreNow(), true);
   service->timer_ = std::thread([s = service.get()] { s->TimerLoop(); });
   return service;
 }
@@ -307,7 +314,7 @@ SchedulerService::~SchedulerService() { Stop(); }
 
 void SchedulerService::HoldNewTasks(std::chrono::milliseconds how_long) {
   Locked([&] {
-    core_->HoldNewTasksUntil(UnixMicrosNow() + how_long.count() * 1000);
+    core_->HoldNewTasksUntil(CoreNow() + how_long.count() * 1000);
     timer_wake_.notify_one();
   });
 }
@@ -439,7 +446,7 @@ bool SchedulerService::PollsMemory() const {
 void SchedulerService::TimerLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
-    const core::Micros now = UnixMicrosNow();
+    const core::Micros now = CoreNow();
     core::Micros wake = now + 1'000'000;
     if (std::optional<core::Micros> d = core_->NextDeadline()) wake = std::min(wake, *d);
     if (PollsMemory()) {
@@ -449,7 +456,7 @@ void SchedulerService::TimerLoop() {
     }
     if (wake > now) timer_wake_.wait_for(lock, std::chrono::microseconds(wake - now));
     if (stopping_) break;
-    const core::Micros later = UnixMicrosNow();
+    const core::Micros later = CoreNow();
     core_->ExpireDeadlines(later);
     if (PollsMemory()) RefreshMemory(later, false);
     std::vector<std::function<void()>> actions;
@@ -520,7 +527,7 @@ grpc::ServerUnaryReactor *SchedulerService::TaskUsage(grpc::CallbackServerContex
                                                       const v1::TaskUsageRequest *request,
                                                       v1::TaskUsageReply * /*reply*/) {
   return AnswerForSession(context, request->session_id(), [&](core::SessionId session) {
-    const core::Micros now = UnixMicrosNow();
+    const core::Micros now = CoreNow();
     absl::Status status = core_->TaskUsage(session, request->task_id(), request->allocated_bytes(), now);
     if (!status.ok()) return status;
     uint64_t &peak = task_profiles_[request->task_id()].peak;
@@ -561,7 +568,7 @@ std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginReq
   absl::StatusOr<core::SessionId> session = FindSession(request.session_id());
   if (!session.ok()) return session.status();
   if (absl::Status st = CheckDeadline(request.deadline_unix_ms()); !st.ok()) return st;
-  const core::Micros now = UnixMicrosNow();
+  const core::Micros now = CoreNow();
   RefreshMemory(now, false);
   core::TaskRequest task = FromProto(request);
   const std::string &user = sessions_.at(*session).user;
@@ -593,7 +600,7 @@ absl::Status SchedulerService::EndLocked(const v1::TaskEndRequest &request) {
   if (auto it = task_profiles_.find(request.task_id()); it != task_profiles_.end()) {
     profile = it->second;
   }
-  absl::Status status = core_->TaskEnd(*session, request.task_id(), UnixMicrosNow());
+  absl::Status status = core_->TaskEnd(*session, request.task_id(), CoreNow());
   // A run that never reported memory (or ended while waiting) teaches nothing.
   if (status.ok() && profile && !profile->profile_key.empty() && profile->peak > 0) {
     service_options_.profiles->Record(profile->user, profile->profile_key, profile->peak);
@@ -653,7 +660,7 @@ void SchedulerService::CancelLaneCalls(const void *owner) {
     // Each emits kTaskCancelled, whose handler unparks and completes the call.
     for (const auto &[session, task] : waiting) {
       (void)core_->CancelWaiting(session, task, false, core::CancelReason::kCancelled,
-                                 UnixMicrosNow());
+                                 CoreNow());
     }
   });
 }
@@ -672,7 +679,7 @@ void SchedulerService::FillStatus(v1::StatusReply *reply) {
   std::vector<std::string> running_users, waiting_users;
   std::vector<uint64_t> running_peaks;
   Locked([&] {
-    RefreshMemory(UnixMicrosNow(), false);
+    RefreshMemory(CoreNow(), false);
     snapshot = core_->Status();
     auto user_of = [this](core::SessionId session) {
       auto it = sessions_.find(session);

@@ -187,8 +187,9 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   std::thread timer_;
 };
 
-// Microseconds since the Unix epoch: the service's time line (deadlines arrive in Unix ms).
-core::Micros UnixMicrosNow();
+// The service's time line for the core, in microseconds: monotonic, anchored at the Unix time
+// mgbd started (deadlines arrive in Unix ms and are read on it).
+core::Micros CoreNow();
 
 }  // namespace mgb::server
 
