@@ -19,12 +19,11 @@ using cuuint64_t = uint64_t;
 
 inline constexpr CUresult kCudaSuccess = 0;
 inline constexpr CUresult kCudaErrorOutOfMemory = 2;     // CUDA_ERROR_OUT_OF_MEMORY
-inline constexpr CUresult kCudaErrorNotInitialized = 3;  // CUDA_ERROR_NOT_INITIALIZED
+inline constexpr CUresult kCudaErrorNotFound = 500;      // CUDA_ERROR_NOT_FOUND
 
 // The real driver's allocation entry points (their versioned names in comments). A null member
-// is a function this driver does not have: calls to it are answered as the driver would if asked
-// through cuGetProcAddress (not found), which the guard never needs to do since it only wraps
-// what the driver handed out.
+// is a function this driver does not have: GuardedDriver answers a call to it CUDA_ERROR_NOT_FOUND
+// (a program linked with -lcuda against a newer driver than the one it runs on).
 struct RealDriver {
   CUresult (*mem_alloc)(CUdeviceptr *, size_t) = nullptr;                             // _v2
   CUresult (*mem_free)(CUdeviceptr) = nullptr;                                        // _v2

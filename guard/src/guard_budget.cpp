@@ -25,8 +25,7 @@ bool GuardBudget::Admit(uint64_t bytes, std::string *why) {
     const GrowAnswer answer = ask_(allocated + bytes - now_reserved);
     switch (answer.verdict) {
       case GrowAnswer::kGranted:
-        RaiseTo(counters_.reserved, answer.reserved);
-        continue;
+        continue;  // `mgb run` raised the ledger's reservation before answering
       case GrowAnswer::kUnavailable:
         if (unmanaged_allowed_) {
           std::fprintf(stderr, "mgb guard: %s; running unguarded (MGB_UNMANAGED is set)\n",

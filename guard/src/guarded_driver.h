@@ -35,7 +35,8 @@ class GuardedDriver {
 
   const RealDriver &real() const { return real_; }
   bool Active() const {
-    return budget_ != nullptr && !budget_->Unguarded() && !disabled_.load(std::memory_order_relaxed);
+    return budget_ != nullptr && !budget_->Unguarded() &&
+           !disabled_.load(std::memory_order_relaxed);
   }
   // From now on every call goes straight to the driver (libmgb manages the program's memory).
   void Disable() { disabled_ = true; }

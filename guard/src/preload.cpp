@@ -26,7 +26,6 @@ using namespace mgb::guard;
 
 namespace {
 
-constexpr CUresult kCudaErrorNotFound = 500;  // CUDA_ERROR_NOT_FOUND
 constexpr cuuint64_t kPerThreadDefaultStream = 2;  // CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
 constexpr int kVersion2 = 3020;                    // CUDA 3.2: the _v2 allocation functions
 constexpr int kVersion12 = 12000;                  // CUDA 12.0: cuGetProcAddress_v2
@@ -222,6 +221,21 @@ void *NextSymbol(const void *caller, const char *name) {
 
 }  // namespace
 
+namespace {
+
+// After the driver answered cuGetProcAddress(symbol, version, flags) with `result`: the guard's
+// function in *pfn in place of the driver's, where it wraps that one.
+CUresult SwapInWrapper(const char *symbol, void **pfn, int cuda_version, cuuint64_t flags,
+                       CUresult result) {
+  if (result != kCudaSuccess || pfn == nullptr) return result;
+  if (void *wrapper = WrapperFor(symbol, *pfn, /*base_name=*/true, cuda_version, flags)) {
+    *pfn = wrapper;
+  }
+  return result;
+}
+
+}  // namespace
+
 // ---- the driver's entry points, under the names libcuda exports them
 
 MGB_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes) {
@@ -230,50 +244,39 @@ MGB_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes) {
 MGB_EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) { return Get().driver->MemFree(ptr); }
 MGB_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *ptr, size_t *pitch, size_t width,
                                        size_t height, unsigned element_bytes) {
-  if (Get().real.mem_alloc_pitch == nullptr) return kCudaErrorNotFound;
   return Get().driver->MemAllocPitch(ptr, pitch, width, height, element_bytes);
 }
 MGB_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *ptr, size_t bytes, unsigned flags) {
-  if (Get().real.mem_alloc_managed == nullptr) return kCudaErrorNotFound;
   return Get().driver->MemAllocManaged(ptr, bytes, flags);
 }
 MGB_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *ptr, size_t bytes, CUstream stream) {
-  if (Get().real.mem_alloc_async == nullptr) return kCudaErrorNotFound;
   return Get().driver->MemAllocAsync(ptr, bytes, stream, false);
 }
 MGB_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *ptr, size_t bytes, CUstream stream) {
-  if (Get().real.mem_alloc_async_ptsz == nullptr) return kCudaErrorNotFound;
   return Get().driver->MemAllocAsync(ptr, bytes, stream, true);
 }
 MGB_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *ptr, size_t bytes, CUmemoryPool pool,
                                             CUstream stream) {
-  if (Get().real.mem_alloc_from_pool_async == nullptr) return kCudaErrorNotFound;
   return Get().driver->MemAllocFromPoolAsync(ptr, bytes, pool, stream, false);
 }
 MGB_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *ptr, size_t bytes,
                                                  CUmemoryPool pool, CUstream stream) {
-  if (Get().real.mem_alloc_from_pool_async_ptsz == nullptr) return kCudaErrorNotFound;
   return Get().driver->MemAllocFromPoolAsync(ptr, bytes, pool, stream, true);
 }
 MGB_EXPORT CUresult cuMemFreeAsync(CUdeviceptr ptr, CUstream stream) {
-  if (Get().real.mem_free_async == nullptr) return kCudaErrorNotFound;
   return Get().driver->MemFreeAsync(ptr, stream, false);
 }
 MGB_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr ptr, CUstream stream) {
-  if (Get().real.mem_free_async_ptsz == nullptr) return kCudaErrorNotFound;
   return Get().driver->MemFreeAsync(ptr, stream, true);
 }
 MGB_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t bytes,
                                 const void *prop, unsigned long long flags) {
-  if (Get().real.mem_create == nullptr) return kCudaErrorNotFound;
   return Get().driver->MemCreate(handle, bytes, prop, flags);
 }
 MGB_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle) {
-  if (Get().real.mem_release == nullptr) return kCudaErrorNotFound;
   return Get().driver->MemRelease(handle);
 }
 MGB_EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
-  if (Get().real.mem_get_info == nullptr) return kCudaErrorNotFound;
   return Get().driver->MemGetInfo(free, total);
 }
 
@@ -281,22 +284,16 @@ MGB_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda
                                         cuuint64_t flags, int *symbol_status) {
   const State &state = Get();
   if (state.get_proc_v2 == nullptr) return kCudaErrorNotFound;
-  const CUresult result = state.get_proc_v2(symbol, pfn, cuda_version, flags, symbol_status);
-  if (result == kCudaSuccess && pfn != nullptr) {
-    if (void *wrapper = WrapperFor(symbol, *pfn, /*base_name=*/true, cuda_version, flags)) *pfn = wrapper;
-  }
-  return result;
+  return SwapInWrapper(symbol, pfn, cuda_version, flags,
+                       state.get_proc_v2(symbol, pfn, cuda_version, flags, symbol_status));
 }
 
 MGB_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cuda_version,
                                      cuuint64_t flags) {
   const State &state = Get();
   if (state.get_proc_v1 == nullptr) return kCudaErrorNotFound;
-  const CUresult result = state.get_proc_v1(symbol, pfn, cuda_version, flags);
-  if (result == kCudaSuccess && pfn != nullptr) {
-    if (void *wrapper = WrapperFor(symbol, *pfn, /*base_name=*/true, cuda_version, flags)) *pfn = wrapper;
-  }
-  return result;
+  return SwapInWrapper(symbol, pfn, cuda_version, flags,
+                       state.get_proc_v1(symbol, pfn, cuda_version, flags));
 }
 
 // libmgb (a rewritten program) calls this when it finds itself under `mgb run`: it reserves its

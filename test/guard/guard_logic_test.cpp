@@ -57,7 +57,8 @@ struct FakeDevice {
   }
 };
 
-// A run whose `mgb run` grants grows up to `limit` (then refuses), recording each request.
+// A run whose `mgb run` grants grows up to `limit` (then refuses), recording each request; as
+// `mgb run` does, it raises the ledger's reservation before answering.
 struct FakeRun {
   LedgerCounters counters;
   uint64_t limit = 0;
@@ -72,8 +73,9 @@ struct FakeRun {
         answer.message = "past the limit";
         return answer;
       }
+      counters.reserved += missing;
       answer.verdict = GrowAnswer::kGranted;
-      answer.reserved = counters.reserved + missing;
+      answer.reserved = counters.reserved;
       return answer;
     };
   }
@@ -191,6 +193,18 @@ TEST_CASE("a guard that stood down (libmgb manages the program) counts nothing m
   REQUIRE(driver.MemFree(counted) == kCudaSuccess);  // what it counted before is still un-counted
   CHECK(run.counters.allocated == 0);
   CHECK(run.asked.empty());
+}
+
+TEST_CASE("a driver function this driver lacks is answered CUDA_ERROR_NOT_FOUND, nothing counted",
+          "[guard]") {
+  FakeRun run;
+  run.counters.reserved = 8 * kMiB;
+  GuardBudget budget(run.counters, run.Asker(), false);
+  GuardedDriver driver(FakeDevice::Table(), &budget);  // no async or pool functions
+  CUdeviceptr p = 0;
+  CHECK(driver.MemAllocAsync(&p, kMiB, nullptr, false) == kCudaErrorNotFound);
+  CHECK(driver.MemFreeAsync(p, nullptr, true) == kCudaErrorNotFound);
+  CHECK(run.counters.allocated == 0);
 }
 
 TEST_CASE("without a run the guard only forwards", "[guard]") {

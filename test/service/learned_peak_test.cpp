@@ -31,10 +31,7 @@ std::string Me() {
 uint64_t WithHeadroom(uint64_t peak) { return (peak + peak / 16 + kMiB - 1) / kMiB * kMiB; }
 
 std::unique_ptr<server::Daemon> StartIn(const TempDir &dir, const std::string &profile_store) {
-  server::DaemonOptions options;
-  options.socket_path = dir.File("mgbd.sock");
-  options.gpus_file = WriteGpuConfig(dir, 1, 16 * kGiB);
-  options.context_reserve_bytes = 0;
+  server::DaemonOptions options = ConfigGpuOptions(dir, 1, 16 * kGiB);
   options.profile_store = profile_store;
   options.run_default_memory = 2 * kGiB;
   auto d = server::Daemon::Start(options);

@@ -56,10 +56,7 @@ std::string HttpGet(int port, const std::string &path) {
 }
 
 std::unique_ptr<server::Daemon> DaemonWithMetrics(const TempDir &dir, const std::string &address) {
-  server::DaemonOptions options;
-  options.socket_path = dir.File("mgbd.sock");
-  options.gpus_file = WriteGpuConfig(dir, 2, 16 * kGiB);
-  options.context_reserve_bytes = 0;
+  server::DaemonOptions options = ConfigGpuOptions(dir, 2, 16 * kGiB);
   options.metrics_address = address;
   auto daemon = server::Daemon::Start(options);
   REQUIRE(daemon.ok());
@@ -218,9 +215,7 @@ TEST_CASE("events carry a grow's bytes and a give-up's reason; Status names mgbd
 
 TEST_CASE("a bad --metrics address is refused, naming the flag", "[metrics]") {
   TempDir dir;
-  server::DaemonOptions options;
-  options.socket_path = dir.File("mgbd.sock");
-  options.gpus_file = WriteGpuConfig(dir, 1, 16 * kGiB);
+  server::DaemonOptions options = ConfigGpuOptions(dir, 1, 16 * kGiB);
   for (const char *bad : {"x", "1.2.3:99999", "example.com:9400"}) {
     options.metrics_address = bad;
     auto daemon = server::Daemon::Start(options);

@@ -16,9 +16,7 @@ namespace mgb::test {
 namespace {
 
 server::DaemonOptions OptionsIn(const TempDir &dir, int gpus, uint64_t context_reserve) {
-  server::DaemonOptions options;
-  options.socket_path = dir.File("mgbd.sock");
-  options.gpus_file = WriteGpuConfig(dir, gpus, 16 * kGiB);
+  server::DaemonOptions options = ConfigGpuOptions(dir, gpus, 16 * kGiB);
   options.context_reserve_bytes = context_reserve;
   options.restore_grace = std::chrono::milliseconds(1000);
   return options;

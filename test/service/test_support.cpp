@@ -39,13 +39,19 @@ std::string WriteGpuConfig(const TempDir &dir, int count, uint64_t bytes) {
   return path;
 }
 
+server::DaemonOptions ConfigGpuOptions(const TempDir &dir, int count, uint64_t bytes) {
+  server::DaemonOptions options;
+  options.socket_path = dir.File("mgbd.sock");
+  options.gpus_file = WriteGpuConfig(dir, count, bytes);
+  options.context_reserve_bytes = 0;
+  return options;
+}
+
 std::unique_ptr<TestDaemon> StartDaemon(int gpus, uint64_t bytes, const std::string &policy,
                                         uint64_t context_reserve,
                                         const server::ListenerLimits &limits) {
   auto t = std::make_unique<TestDaemon>();
-  server::DaemonOptions options;
-  options.socket_path = t->dir.File("mgbd.sock");
-  options.gpus_file = WriteGpuConfig(t->dir, gpus, bytes);
+  server::DaemonOptions options = ConfigGpuOptions(t->dir, gpus, bytes);
   options.policy = policy;
   options.context_reserve_bytes = context_reserve;
   options.limits = limits;

@@ -30,6 +30,10 @@ class TempDir {
 // Writes a --gpus file with `count` GPUs of `bytes` each (132 SMs) and returns its path.
 std::string WriteGpuConfig(const TempDir &dir, int count, uint64_t bytes);
 
+// Options for an mgbd on dir/mgbd.sock with `count` config GPUs of `bytes` each and no context
+// reserve: what the tests start from.
+server::DaemonOptions ConfigGpuOptions(const TempDir &dir, int count, uint64_t bytes);
+
 // An in-process mgbd on dir/mgbd.sock with config GPUs.
 struct TestDaemon {
   TempDir dir;
