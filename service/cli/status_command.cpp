@@ -70,7 +70,7 @@ int RunStatusCommand(int argc, char **argv) {
   flags.Value("format", "FORMAT", "table (default), json, or prometheus (text exposition format)",
               [&format](const std::string &value) -> std::optional<std::string> {
                 if (value != "table" && value != "json" && value != "prometheus") {
-                  return "--format must be table, json or prometheus, not '" + value + "'";
+                  return "must be table, json or prometheus, not '" + value + "'";
                 }
                 format = value;
                 return std::nullopt;

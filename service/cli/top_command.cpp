@@ -74,7 +74,7 @@ int RunTopCommand(int argc, char **argv) {
                 char *end = nullptr;
                 interval = std::strtod(value.c_str(), &end);
                 if (value.empty() || *end != '\0' || !(interval >= 0.1) || interval > 3600) {
-                  return "--interval must be a number of seconds in 0.1..3600, not '" + value + "'";
+                  return "must be a number of seconds in 0.1..3600, not '" + value + "'";
                 }
                 return std::nullopt;
               });
