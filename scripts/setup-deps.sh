@@ -9,6 +9,7 @@ packages=(
   libabsl-dev catch2 pkg-config nlohmann-json3-dev                       # flags, JSON, tests
   python3-matplotlib                                                     # scripts/report.py plots
   tmux                                                                   # mgb top's terminal test
+  slurmd slurmctld slurm-client munge                                    # the loopback Slurm test
 )
 
 nvcc=$(command -v nvcc || true)

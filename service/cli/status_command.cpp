@@ -21,7 +21,8 @@ nlohmann::json TaskJson(const v1::TaskStatus &t) {
           {"label", t.label()},             {"memory_bytes", t.memory_bytes()},
           {"warps", t.warps()},             {"gpu_index", t.gpu_index()},
           {"since_unix_ms", t.since_unix_ms()}, {"allocated_bytes", t.allocated_bytes()},
-          {"peak_bytes", t.peak_bytes()},   {"user", t.user()}};
+          {"peak_bytes", t.peak_bytes()},   {"user", t.user()},
+          {"job_id", t.job_id()}};
 }
 
 void PrintJson(const v1::StatusReply &s) {
@@ -43,7 +44,12 @@ void PrintJson(const v1::StatusReply &s) {
   nlohmann::json running = nlohmann::json::array(), waiting = nlohmann::json::array();
   for (const v1::TaskStatus &t : s.tasks()) running.push_back(TaskJson(t));
   for (const v1::TaskStatus &t : s.waiting()) waiting.push_back(TaskJson(t));
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const v1::JobStatus &j : s.jobs()) {
+    jobs.push_back({{"job_id", j.job_id()}, {"grant_bytes", j.grant_bytes()}, {"held_bytes", j.held_bytes()}});
+  }
   nlohmann::json doc = {{"mgbd_version", s.mgbd_version()}, {"policy", s.policy()},
+                        {"jobs", jobs},
                         {"gpus", gpus},
                         {"waiting", s.waiting_size()},
                         {"running", s.tasks_size()},

@@ -34,6 +34,14 @@ std::string FormatAge(int64_t ms) {
   return text;
 }
 
+// The JOB column's text: the Slurm job's id, "-" for none; empty when no task has one.
+std::string JobColumn(bool shown, uint64_t job) {
+  if (!shown) return "";
+  char text[32];
+  std::snprintf(text, sizeof text, " %-10s", job == 0 ? "-" : std::to_string(job).c_str());
+  return text;
+}
+
 }  // namespace
 
 void PrintTable(const v1::StatusReply &s) {
@@ -51,14 +59,20 @@ void PrintTable(const v1::StatusReply &s) {
   }
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch()).count();
+  // mgbd --slurm: a JOB column (Slurm job ids) after USER, and each job's grant.
+  bool jobs = s.jobs_size() > 0;
+  for (const v1::TaskStatus &t : s.tasks()) jobs = jobs || t.job_id() != 0;
+  for (const v1::TaskStatus &t : s.waiting()) jobs = jobs || t.job_id() != 0;
+  const std::string job_header = jobs ? " JOB       " : "";
   if (s.tasks_size() > 0) {
-    std::printf("\nrunning:\n%-8s %-3s %-8s %-10s %-20s %-20s %12s %12s %12s %7s %9s\n", "TASK",
-                "GPU", "PID", "USER", "PROGRAM", "LABEL", "RESERVED", "ALLOCATED", "PEAK", "WARPS",
-                "AGE");
+    std::printf("\nrunning:\n%-8s %-3s %-8s %-10s%s %-20s %-20s %12s %12s %12s %7s %9s\n", "TASK",
+                "GPU", "PID", "USER", job_header.c_str(), "PROGRAM", "LABEL", "RESERVED", "ALLOCATED",
+                "PEAK", "WARPS", "AGE");
     for (const v1::TaskStatus &t : s.tasks()) {
-      std::printf("%-8llu %-3d %-8lld %-10s %-20s %-20s %12s %12s %12s %7llu %9s\n",
+      std::printf("%-8llu %-3d %-8lld %-10s%s %-20s %-20s %12s %12s %12s %7llu %9s\n",
                   static_cast<unsigned long long>(t.task_id()), t.gpu_index(),
                   static_cast<long long>(t.pid()), Clip(t.user(), 10).c_str(),
+                  JobColumn(jobs, t.job_id()).c_str(),
                   Clip(t.program(), 20).c_str(),
                   Clip(t.label(), 20).c_str(), core::FormatBytes(t.memory_bytes()).c_str(),
                   t.allocated_bytes() > 0 ? core::FormatBytes(t.allocated_bytes()).c_str() : "-",
@@ -68,14 +82,22 @@ void PrintTable(const v1::StatusReply &s) {
     }
   }
   if (s.waiting_size() > 0) {
-    std::printf("\nwaiting (oldest first):\n%-8s %-8s %-10s %-20s %-20s %12s %9s\n", "TASK", "PID",
-                "USER", "PROGRAM", "LABEL", "NEEDS", "WAITING");
+    std::printf("\nwaiting (oldest first):\n%-8s %-8s %-10s%s %-20s %-20s %12s %9s\n", "TASK", "PID",
+                "USER", job_header.c_str(), "PROGRAM", "LABEL", "NEEDS", "WAITING");
     for (const v1::TaskStatus &t : s.waiting()) {
-      std::printf("%-8llu %-8lld %-10s %-20s %-20s %12s %9s\n",
+      std::printf("%-8llu %-8lld %-10s%s %-20s %-20s %12s %9s\n",
                   static_cast<unsigned long long>(t.task_id()), static_cast<long long>(t.pid()),
-                  Clip(t.user(), 10).c_str(), Clip(t.program(), 20).c_str(), Clip(t.label(), 20).c_str(),
+                  Clip(t.user(), 10).c_str(), JobColumn(jobs, t.job_id()).c_str(),
+                  Clip(t.program(), 20).c_str(), Clip(t.label(), 20).c_str(),
                   core::FormatBytes(t.memory_bytes()).c_str(),
                   FormatAge(now_ms - t.since_unix_ms()).c_str());
+    }
+  }
+  if (s.jobs_size() > 0) {
+    std::printf("\nSlurm jobs:\n%-10s %12s %12s\n", "JOB", "GRANT", "HELD");
+    for (const v1::JobStatus &j : s.jobs()) {
+      std::printf("%-10llu %12s %12s\n", static_cast<unsigned long long>(j.job_id()),
+                  core::FormatBytes(j.grant_bytes()).c_str(), core::FormatBytes(j.held_bytes()).c_str());
     }
   }
 }

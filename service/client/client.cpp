@@ -394,7 +394,12 @@ class GrpcClient final : public Client {
       current_ = nullptr;
       cv_.notify_all();
       if (closing_) return;
-      if (!attached_once) {
+      // ABORTED: mgbd ended the session on purpose (its Slurm job ended): nothing to come back to.
+      if (!attached_once || status.error_code() == grpc::StatusCode::ABORTED) {
+        if (attached_once) {
+          std::fprintf(stderr, "mgb: %s: mgbd at %s ended its session (%s)\n", program_.c_str(),
+                       socket_path_.c_str(), status.error_message().c_str());
+        }
         failed_ = true;
         first_failure_ = status;
         cv_.notify_all();
@@ -419,12 +424,15 @@ class GrpcClient final : public Client {
     const auto give_up = deadline ? *deadline : std::chrono::system_clock::now() + ReconnectPatience();
     for (int attempt = 0;; ++attempt) {
       std::shared_ptr<Connection> connection;
+      std::optional<grpc::Status> ended;  // the session ended for good (see the Attach loop)
       {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait_until(lock, give_up, [this] { return current_ != nullptr || closing_ || failed_; });
         connection = current_;
         if (task && held_.count(*task) == 0) return ToGrpc(UnknownTask(*task));
+        if (connection == nullptr && failed_) ended = first_failure_;
       }
+      if (ended) return *ended;
       if (connection == nullptr) {
         return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                             absl::StrCat("mgbd at ", socket_path_,
@@ -547,19 +555,48 @@ void Client::Flush() { Impl(this).Flush(); }
 
 absl::StatusOr<v1::StatusReply> Client::Status() { return Impl(this).Snapshot(); }
 
-absl::StatusOr<v1::StatusReply> Client::StatusAt(const std::string &socket_path,
-                                                 std::chrono::milliseconds timeout) {
+namespace {
+
+// One unary call of a tool that opens no session: connect within `timeout`, call, answer.
+template <class Request, class Reply>
+absl::StatusOr<Reply> CallAt(const std::string &socket_path, std::chrono::milliseconds timeout,
+                             grpc::Status (v1::Scheduler::Stub::*method)(grpc::ClientContext *,
+                                                                        const Request &, Reply *),
+                             const Request &request) {
   BlockSignals block;
   std::shared_ptr<grpc::Channel> channel = ChannelTo(socket_path);
   if (absl::Status st = WaitConnected(*channel, socket_path, timeout); !st.ok()) return st;
   std::unique_ptr<v1::Scheduler::Stub> stub = v1::Scheduler::NewStub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + timeout);
-  v1::StatusReply reply;
-  if (grpc::Status st = stub->Status(&context, v1::StatusRequest(), &reply); !st.ok()) {
-    return FromGrpc(st);
-  }
+  Reply reply;
+  if (grpc::Status st = ((*stub).*method)(&context, request, &reply); !st.ok()) return FromGrpc(st);
   return reply;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::StatusReply> Client::StatusAt(const std::string &socket_path,
+                                                 std::chrono::milliseconds timeout) {
+  return CallAt(socket_path, timeout, &v1::Scheduler::Stub::Status, v1::StatusRequest());
+}
+
+absl::Status Client::JobBeginAt(const std::string &socket_path, uint64_t job_id,
+                                uint64_t memory_bytes, std::chrono::milliseconds timeout) {
+  v1::JobBeginRequest request;
+  request.set_job_id(job_id);
+  request.set_memory_bytes(memory_bytes);
+  return CallAt(socket_path, timeout, &v1::Scheduler::Stub::JobBegin, request).status();
+}
+
+absl::StatusOr<uint32_t> Client::JobEndAt(const std::string &socket_path, uint64_t job_id,
+                                          std::chrono::milliseconds timeout) {
+  v1::JobEndRequest request;
+  request.set_job_id(job_id);
+  absl::StatusOr<v1::JobEndReply> reply =
+      CallAt(socket_path, timeout, &v1::Scheduler::Stub::JobEnd, request);
+  if (!reply.ok()) return reply.status();
+  return reply->sessions_ended();
 }
 
 absl::Status Client::WatchAt(const std::string &socket_path,

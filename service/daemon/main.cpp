@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
       "mgbd",
       "mgbd --socket PATH [--gpus FILE] [--policy NAME] [--mps [--mps-dir DIR]]\n"
       "            [--context-reserve BYTES] [--run-default-mem SIZE] [--profile-store PATH]\n"
-      "            [--verbose N]\n\n"
+      "            [--slurm [--slurm-grants PATH]] [--verbose N]\n\n"
       "The node scheduler: programs linked with libmgb (and `mgb run`) ask it for a GPU per task.\n"
       "Without --gpus the GPUs come from NVML (libnvidia-ml.so.1).");
   flags.String("socket", &options.socket_path,
@@ -56,6 +56,12 @@ int main(int argc, char **argv) {
   flags.String("metrics", &options.metrics_address,
                "serve Prometheus metrics and /healthz over HTTP on [HOST:]PORT (loopback unless "
                "a host is named; default: off)");
+  flags.Bool("slurm", &options.slurm,
+             "Slurm node (docs/slurm.md): each process's tasks count against its job's GPU memory "
+             "grant (--gres=gpumem), set by `mgb slurm-hook prolog` and ended by the epilog");
+  flags.String("slurm-grants", &options.slurm_grants,
+               "file keeping the jobs' grants across restarts (default: mgbd-slurm-grants.tsv "
+               "beside the socket; none: in memory only)");
   flags.Int("verbose", &verbosity, "1: log one line per scheduling decision to stderr");
   int64_t max_connections = static_cast<int64_t>(options.limits.max_connections);
   int64_t max_per_user = static_cast<int64_t>(options.limits.max_connections_per_user);

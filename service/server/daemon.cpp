@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "mgb/core/gpu_config.h"
 #include "fast_lane.h"
+#include "job_of_process.h"
 #include "systemd.h"
 #include "metrics_endpoint.h"
 #include "prometheus_text.h"
@@ -31,14 +32,16 @@ class NvmlProbe final : public MemoryProbe {
   std::unique_ptr<nvml::Nvml> nvml_;
 };
 
-// The learned peaks' file for --profile-store ("" in memory only).
-std::string ProfileStorePath(const DaemonOptions &options) {
-  if (options.profile_store == "none") return "";
-  if (!options.profile_store.empty()) return options.profile_store;
+// A state file's path from its flag: the flag's value, "" (in memory) for "none", else
+// `default_name` beside the socket.
+std::string StateFilePath(const DaemonOptions &options, const std::string &flag_value,
+                          const std::string &default_name) {
+  if (flag_value == "none") return "";
+  if (!flag_value.empty()) return flag_value;
   const size_t slash = options.socket_path.rfind('/');
   const std::string directory =
       slash == std::string::npos ? "" : options.socket_path.substr(0, slash + 1);
-  return directory + "mgbd-profiles.tsv";
+  return directory + default_name;
 }
 
 }  // namespace
@@ -74,9 +77,18 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   };
   service_options.verbosity = options.verbosity;
   std::vector<std::string> warnings;
-  service_options.profiles = std::make_shared<ProfileStore>(ProfileStorePath(options), &warnings);
+  service_options.profiles = std::make_shared<ProfileStore>(
+      StateFilePath(options, options.profile_store, "mgbd-profiles.tsv"), &warnings);
   for (const std::string &warning : warnings) std::fprintf(stderr, "mgbd: warning: %s\n", warning.c_str());
   service_options.run_default_memory = options.run_default_memory;
+  if (options.slurm) {
+    service_options.job_of = [root = options.slurm_proc_root](int64_t pid) {
+      return slurm::JobOfProcess(pid, root);
+    };
+    service_options.job_grants_file =
+        StateFilePath(options, options.slurm_grants, "mgbd-slurm-grants.tsv");
+    service_options.hook_uid = geteuid();
+  }
   service_options.memory_probe = d->probe_.get();
   if (options.mps) {
     absl::StatusOr<MpsDirectories> mps = EnsureMpsControlDaemon(options.mps_directory);

@@ -39,6 +39,12 @@ struct DaemonOptions {
   // `--metrics`: "[HOST:]PORT" of the HTTP endpoint for Prometheus (loopback by default); empty:
   // none.
   std::string metrics_address;
+  // `--slurm` (docs/slurm.md): sessions belong to their process's Slurm job, held to its grant.
+  bool slurm = false;
+  // The jobs' grants' file; empty: mgbd-slurm-grants.tsv in the socket's directory; "none": in
+  // memory only.
+  std::string slurm_grants;
+  std::string slurm_proc_root = "/proc";  // where processes' jobs are read (tests: a fake /proc)
 };
 
 class Daemon {

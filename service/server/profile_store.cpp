@@ -1,8 +1,5 @@
 #include "profile_store.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -10,6 +7,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "atomic_file.h"
 
 namespace mgb::server {
 
@@ -122,30 +120,7 @@ absl::Status ProfileStore::Save() {
   std::sort(lines.begin(), lines.end());  // a stable file for people and diffs
   std::string text;
   for (const std::string &line : lines) text += line;
-  // A reader (or a crash) sees the old file or the new one, never half of one. The pid keeps two
-  // mgbds given the same file from writing one temporary file.
-  const std::string temporary = absl::StrCat(path_, ".tmp.", getpid());
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot write ", temporary, ": ", std::strerror(errno)));
-  }
-  size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
-  }
-  const int write_errno = errno;
-  const bool synced = written == text.size() && fsync(fd) == 0;
-  close(fd);
-  if (!synced || rename(temporary.c_str(), path_.c_str()) != 0) {
-    const int error = written < text.size() ? write_errno : errno;
-    unlink(temporary.c_str());
-    return absl::UnavailableError(absl::StrCat("cannot write ", path_, ": ", std::strerror(error)));
-  }
-  return absl::OkStatus();
+  return ReplaceFileAtomically(path_, text);
 }
 
 }  // namespace mgb::server

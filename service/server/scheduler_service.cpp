@@ -9,6 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "event_names.h"
+#include "job_grant_file.h"
+#include "mgb/core/byte_size.h"
 #include "proto_convert.h"
 
 namespace mgb::server {
@@ -136,9 +138,11 @@ class SchedulerService::Stream : public grpc::ServerWriteReactor<Message> {
 // lost socket, server shutdown) closes the session in the core, releasing all it holds.
 class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
  public:
-  AttachReactor(SchedulerService *service, const v1::AttachRequest &request, const std::string &user)
+  AttachReactor(SchedulerService *service, const v1::AttachRequest &request, const std::string &user,
+                uint64_t job)
       : service_(service), key_(RandomSessionKey()) {
     self_.reset(this);
+    std::weak_ptr<AttachReactor> me = std::static_pointer_cast<AttachReactor>(self_);
     v1::SessionEvent event;
     service_->Locked([&] {
       service_->opening_pid_ = request.pid();
@@ -146,7 +150,7 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
           service_->core_->OpenSession(request.pid(), request.program(), CoreNow());
       service_->opening_pid_ = 0;
       service_->sessions_by_key_[key_] = id;
-      service_->sessions_[id] = SessionRecord{key_, request.pid(), user};
+      service_->sessions_[id] = SessionRecord{key_, request.pid(), user, job, me};
       session_ = id;
       v1::SessionInfo *info = event.mutable_info();
       for (const v1::RestoredTask &held : request.restore()) {
@@ -160,6 +164,9 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
           std::fprintf(stderr, "mgbd: pid %lld could not restore a task: %s\n",
                        static_cast<long long>(request.pid()),
                        std::string(restored.status().message()).c_str());
+        } else if (job != 0) {
+          // In use already: counted against the job's grant whatever it says.
+          service_->job_grants_.Charge(job, *restored, held.memory_bytes());
         }
         info->add_restored_task_ids(restored.ok() ? *restored : 0);
       }
@@ -232,10 +239,20 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
       }
       const core::Micros now = CoreNow();
       service_->RefreshMemory(now, false);
+      if (absl::Status st = service_->CheckJobGrant(
+              *found, request.extra_bytes(),
+              absl::StrCat("growing task ", request.task_id(), " by ",
+                           core::FormatBytes(request.extra_bytes())));
+          !st.ok()) {
+        return done.emplace(ToGrpc(st)), void();
+      }
       absl::StatusOr<core::GrowResult> result = service_->core_->TaskGrow(
           *found, request.task_id(), request.extra_bytes(),
           DeadlineFromUnixMs(request.deadline_unix_ms()), now);
       if (!result.ok()) return done.emplace(ToGrpc(result.status())), void();
+      if (const uint64_t job = service_->sessions_.at(*found).job; job != 0) {
+        service_->job_grants_.Charge(job, request.task_id(), request.extra_bytes());
+      }
       session = *found;
       task = request.task_id();
       grow_reply_ = reply;
@@ -303,6 +320,14 @@ absl::StatusOr<std::unique_ptr<SchedulerService>> SchedulerService::Create(
   if (!core.ok()) return core.status();
   service->core_ = std::move(*core);
   service->RefreshMemory(CoreNow(), true);
+  if (!service->service_options_.job_grants_file.empty()) {
+    // Jobs that were running when the last mgbd stopped are held to their grants still.
+    std::vector<std::string> warnings;
+    for (const auto &[job, bytes] : LoadJobGrants(service->service_options_.job_grants_file, &warnings)) {
+      service->job_grants_.Grant(job, bytes);
+    }
+    for (const std::string &w : warnings) std::fprintf(stderr, "mgbd: warning: %s\n", w.c_str());
+  }
   service->timer_ = std::thread([s = service.get()] { s->TimerLoop(); });
   return service;
 }
@@ -390,9 +415,15 @@ void SchedulerService::OnEvent(const core::Event &event) {
       break;
     case core::EventKind::kTaskEnded:
       task_profiles_.erase(event.task);
+      job_grants_.Release(event.task);
       break;
     case core::EventKind::kTaskCancelled:
       if (!event.is_grow) task_profiles_.erase(event.task);
+      if (event.is_grow) {
+        job_grants_.Refund(event.task, event.grow_bytes);
+      } else {
+        job_grants_.Release(event.task);
+      }
       if (event.is_grow) {
         if (auto it = parked_grows_.find(event.task); it != parked_grows_.end()) {
           WaitReactor *r = it->second;
@@ -475,6 +506,7 @@ grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
     grpc::CallbackServerContext *context, const v1::AttachRequest *request) {
   v1::AttachRequest attach = *request;
   std::string user;
+  uint64_t job = 0;
   if (service_options_.peer) {
     if (std::optional<PeerIdentity> peer = service_options_.peer(context->peer())) {
       if (peer->pid != attach.pid() && service_options_.verbosity >= 1) {
@@ -483,9 +515,11 @@ grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
       }
       attach.set_pid(peer->pid);
       user = UserName(peer->uid);
+      // Read from /proc before the lock: the process cannot change which job it is in.
+      if (service_options_.job_of) job = service_options_.job_of(peer->pid).value_or(0);
     }
   }
-  return new AttachReactor(this, attach, user);
+  return new AttachReactor(this, attach, user, job);
 }
 
 grpc::ServerWriteReactor<v1::Event> *SchedulerService::Watch(grpc::CallbackServerContext *,
@@ -572,11 +606,20 @@ std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginReq
   RefreshMemory(now, false);
   core::TaskRequest task = FromProto(request);
   const std::string &user = sessions_.at(*session).user;
+  const uint64_t job = sessions_.at(*session).job;
   if (task.memory_bytes == 0 && !request.profile_key().empty()) {
     task.memory_bytes = ProfiledMemory(user, request.profile_key());
+    // mgbd's guess, not the program's word: within what the job may still reserve.
+    if (job != 0) task.memory_bytes = std::min(task.memory_bytes, job_grants_.Remaining(job));
+  }
+  if (absl::Status st = CheckJobGrant(*session, task.memory_bytes,
+                                      "a task of " + core::FormatBytes(task.memory_bytes));
+      !st.ok()) {
+    return st;
   }
   absl::StatusOr<core::BeginResult> result = core_->TaskBegin(*session, task, now);
   if (!result.ok()) return result.status();
+  if (job != 0) job_grants_.Charge(job, result->task, task.memory_bytes);
   call->session = *session;
   call->task = result->task;
   call->memory_bytes = task.memory_bytes;
@@ -628,6 +671,95 @@ uint64_t SchedulerService::ProfiledMemory(const std::string &user,
   return std::min(memory, largest > reserve ? largest - reserve : 0);
 }
 
+absl::Status SchedulerService::CheckJobGrant(core::SessionId session, uint64_t bytes,
+                                            const std::string &what) const {
+  const uint64_t job = sessions_.at(session).job;
+  return job == 0 ? absl::OkStatus() : job_grants_.Check(job, bytes, what);
+}
+
+absl::Status SchedulerService::CheckHookCaller(grpc::CallbackServerContext *context) const {
+  if (!service_options_.job_of) {
+    return absl::FailedPreconditionError("mgbd runs without --slurm: it keeps no job grants");
+  }
+  std::optional<PeerIdentity> peer;
+  if (service_options_.peer) peer = service_options_.peer(context->peer());
+  if (!peer || (peer->uid != 0 && peer->uid != service_options_.hook_uid)) {
+    return absl::PermissionDeniedError(
+        "job grants come from Slurm's Prolog and Epilog: only root or mgbd's own user may set them");
+  }
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor *SchedulerService::JobBegin(grpc::CallbackServerContext *context,
+                                                     const v1::JobBeginRequest *request,
+                                                     v1::JobBeginReply * /*reply*/) {
+  absl::Status status = CheckHookCaller(context);
+  if (status.ok() && request->job_id() == 0) status = absl::InvalidArgumentError("job_id must be > 0");
+  if (status.ok()) {
+    Locked([&] {
+      job_grants_.Grant(request->job_id(), request->memory_bytes());
+      after_unlock_.push_back([this] { SaveJobGrants(); });
+    });
+    if (service_options_.verbosity >= 1) {
+      std::fprintf(stderr, "mgbd: job %llu may reserve %s\n",
+                   static_cast<unsigned long long>(request->job_id()),
+                   core::FormatBytes(request->memory_bytes()).c_str());
+    }
+  }
+  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpc(status));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *SchedulerService::JobEnd(grpc::CallbackServerContext *context,
+                                                   const v1::JobEndRequest *request,
+                                                   v1::JobEndReply *reply) {
+  absl::Status status = CheckHookCaller(context);
+  if (status.ok() && request->job_id() == 0) status = absl::InvalidArgumentError("job_id must be > 0");
+  if (status.ok()) {
+    Locked([&] {
+      uint32_t ended = 0;
+      const core::Micros now = CoreNow();
+      for (auto &[id, record] : sessions_) {
+        if (record.job != request->job_id() || sessions_by_key_.erase(record.key) == 0) continue;
+        // Released now, not when the stream's end comes round: the job's processes are gone (or
+        // Slurm is killing them), and what they held is the next job's.
+        (void)core_->CloseSession(id, now);
+        ++ended;
+        if (std::shared_ptr<AttachReactor> stream = record.stream.lock()) {
+          after_unlock_.push_back([stream, job = request->job_id()] {
+            stream->RequestFinish(grpc::Status(grpc::StatusCode::ABORTED,
+                                               absl::StrCat("Slurm job ", job, " ended")));
+          });
+        }
+      }
+      job_grants_.End(request->job_id());
+      reply->set_sessions_ended(ended);
+      after_unlock_.push_back([this] { SaveJobGrants(); });
+    });
+  }
+  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpc(status));
+  return reactor;
+}
+
+void SchedulerService::SaveJobGrants() {
+  if (service_options_.job_grants_file.empty()) return;
+  std::lock_guard<std::mutex> saving(grants_save_mu_);
+  JobGrantList grants;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    grants = job_grants_.Grants();
+  }
+  absl::Status saved = server::SaveJobGrants(service_options_.job_grants_file, grants);
+  if (saved.ok()) {
+    grants_save_failing_ = false;
+  } else if (!grants_save_failing_.exchange(true)) {
+    std::fprintf(stderr, "mgbd: warning: job grants are kept in memory only: %s\n",
+                 std::string(saved.message()).c_str());
+  }
+}
+
 void SchedulerService::SaveProfiles() {
   absl::Status saved = service_options_.profiles->Save();
   if (saved.ok()) {
@@ -677,7 +809,7 @@ grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *
 void SchedulerService::FillStatus(v1::StatusReply *reply) {
   core::Snapshot snapshot;
   std::vector<std::string> running_users, waiting_users;
-  std::vector<uint64_t> running_peaks;
+  std::vector<uint64_t> running_peaks, running_jobs, waiting_jobs;
   Locked([&] {
     RefreshMemory(CoreNow(), false);
     snapshot = core_->Status();
@@ -685,20 +817,38 @@ void SchedulerService::FillStatus(v1::StatusReply *reply) {
       auto it = sessions_.find(session);
       return it != sessions_.end() ? it->second.user : std::string();
     };
+    auto job_of = [this](core::SessionId session) -> uint64_t {
+      auto it = sessions_.find(session);
+      return it != sessions_.end() ? it->second.job : 0;
+    };
     for (const core::TaskSnapshot &t : snapshot.running) {
       running_users.push_back(user_of(t.session));
+      running_jobs.push_back(job_of(t.session));
       auto profile = task_profiles_.find(t.task);
       running_peaks.push_back(profile != task_profiles_.end() ? profile->second.peak : 0);
     }
-    for (const core::TaskSnapshot &t : snapshot.waiting) waiting_users.push_back(user_of(t.session));
+    for (const core::TaskSnapshot &t : snapshot.waiting) {
+      waiting_users.push_back(user_of(t.session));
+      waiting_jobs.push_back(job_of(t.session));
+    }
+    for (const auto &[job, grant] : job_grants_.Grants()) {
+      v1::JobStatus *j = reply->add_jobs();
+      j->set_job_id(job);
+      j->set_grant_bytes(grant);
+      j->set_held_bytes(job_grants_.Held(job));
+    }
     counters_.Fill(reply->mutable_counters());
   });
   ToProto(snapshot, reply);
   for (int i = 0; i < reply->tasks_size(); ++i) {
     reply->mutable_tasks(i)->set_user(running_users[i]);
     reply->mutable_tasks(i)->set_peak_bytes(running_peaks[i]);
+    reply->mutable_tasks(i)->set_job_id(running_jobs[i]);
   }
-  for (int i = 0; i < reply->waiting_size(); ++i) reply->mutable_waiting(i)->set_user(waiting_users[i]);
+  for (int i = 0; i < reply->waiting_size(); ++i) {
+    reply->mutable_waiting(i)->set_user(waiting_users[i]);
+    reply->mutable_waiting(i)->set_job_id(waiting_jobs[i]);
+  }
 }
 
 }  // namespace mgb::server

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "mgb.grpc.pb.h"
+#include "mgb/core/job_grants.h"
 #include "mgb/core/scheduler.h"
 #include "nvml.h"
 #include "profile_store.h"
@@ -56,6 +57,13 @@ struct ServiceOptions {
   // store in memory.
   std::shared_ptr<ProfileStore> profiles;
   uint64_t run_default_memory = uint64_t{1} << 30;
+  // Slurm (mgbd --slurm, docs/slurm.md): the job a process belongs to, or none. Null: no session
+  // belongs to a job, and JobBegin / JobEnd answer FAILED_PRECONDITION.
+  std::function<std::optional<uint64_t>(int64_t pid)> job_of;
+  // Where job grants are kept across restarts, and read from at start; "": in memory only.
+  std::string job_grants_file;
+  // Besides root, the one uid whose processes may call JobBegin / JobEnd (mgbd's own).
+  uint32_t hook_uid = 0;
 };
 
 class SchedulerService final : public v1::Scheduler::CallbackService, private core::EventSink {
@@ -116,6 +124,12 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
                                    v1::StatusReply *reply) override;
   grpc::ServerWriteReactor<v1::Event> *Watch(grpc::CallbackServerContext *context,
                                              const v1::WatchRequest *request) override;
+  grpc::ServerUnaryReactor *JobBegin(grpc::CallbackServerContext *context,
+                                     const v1::JobBeginRequest *request,
+                                     v1::JobBeginReply *reply) override;
+  grpc::ServerUnaryReactor *JobEnd(grpc::CallbackServerContext *context,
+                                   const v1::JobEndRequest *request,
+                                   v1::JobEndReply *reply) override;
 
  private:
   class AttachReactor;
@@ -127,6 +141,8 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
     std::string key;  // the secret session_id
     int64_t pid = 0;
     std::string user;  // from the connection's uid; empty when unknown
+    uint64_t job = 0;  // the Slurm job of its process (ServiceOptions::job_of); 0: none
+    std::weak_ptr<AttachReactor> stream;  // ended by JobEnd
   };
 
   SchedulerService(core::Options options, ServiceOptions service_options);
@@ -164,6 +180,14 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   uint64_t ProfiledMemory(const std::string &user, const std::string &profile_key) const;
   // Writes the learned peaks out, after mu_ is released; a failure is printed once until one works.
   void SaveProfiles();
+  // The same for the job grants (ServiceOptions::job_grants_file).
+  void SaveJobGrants();
+  // OK when the call may change job grants: mgbd runs with --slurm and the caller is root or
+  // ServiceOptions::hook_uid, by its connection's credentials.
+  absl::Status CheckHookCaller(grpc::CallbackServerContext *context) const;
+  // Under mu_: the job's charge for a reservation about to be made by `session` (none when it
+  // belongs to no job), or why it may not be made.
+  absl::Status CheckJobGrant(core::SessionId session, uint64_t bytes, const std::string &what) const;
 
   std::unordered_map<core::TaskId, ParkedBegin> parked_begins_;
   std::unordered_map<core::TaskId, WaitReactor *> parked_grows_;
@@ -177,6 +201,9 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   std::unordered_map<core::TaskId, TaskProfile> task_profiles_;
   SchedulerCounters counters_;  // under mu_: fed by OnEvent
   std::atomic<bool> profile_save_failing_{false};
+  core::JobGrants job_grants_;  // under mu_
+  std::mutex grants_save_mu_;   // one SaveJobGrants at a time (each writes what is current)
+  std::atomic<bool> grants_save_failing_{false};
   std::unordered_set<std::shared_ptr<WatchReactor>> watchers_;
   std::vector<std::function<void()>> after_unlock_;
   core::Micros last_refresh_ = 0;

@@ -97,6 +97,15 @@ class Client {
                                                   std::chrono::milliseconds timeout =
                                                       std::chrono::milliseconds(2000));
 
+  // Slurm's hooks (root only; docs/slurm.md): job `job_id`'s processes may reserve up to
+  // memory_bytes here; and the job ended (its sessions end; answers how many were open).
+  static absl::Status JobBeginAt(const std::string &socket_path, uint64_t job_id,
+                                 uint64_t memory_bytes,
+                                 std::chrono::milliseconds timeout = std::chrono::milliseconds(2000));
+  static absl::StatusOr<uint32_t> JobEndAt(const std::string &socket_path, uint64_t job_id,
+                                           std::chrono::milliseconds timeout =
+                                               std::chrono::milliseconds(2000));
+
   // For tools: streams mgbd's scheduling events to on_event until it returns false (OK) or the
   // stream breaks (UNAVAILABLE). No session is opened.
   static absl::Status WatchAt(const std::string &socket_path,

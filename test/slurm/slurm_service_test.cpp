@@ -1,0 +1,161 @@
+// mgbd --slurm through its real gRPC socket (docs/slurm.md): sessions belong to their process's
+// job (read from a fake /proc here; the loopback test uses real Slurm), each job is held to the
+// grant JobBegin set, JobEnd ends its sessions, and grants outlive a restart.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "mgb.pb.h"
+#include "mgb/client.h"
+#include "test_support.h"
+
+namespace mgb::test {
+namespace {
+
+const LaunchShape kShape{{4, 1, 1}, {128, 1, 1}};
+
+// A fake /proc where this test process sits in Slurm job `job`'s cgroup.
+std::string FakeProcWithJob(const TempDir &dir, uint64_t job) {
+  const std::string root = dir.File("proc");
+  const std::string me = root + "/" + std::to_string(getpid());
+  std::filesystem::create_directories(me);
+  std::ofstream(me + "/cgroup") << "0::/system.slice/slurmstepd.scope/job_" << job << "/step_0/user/task_0\n";
+  return root;
+}
+
+std::unique_ptr<server::Daemon> StartSlurmDaemon(const TempDir &dir, uint64_t job,
+                                                 const std::string &grants = "") {
+  server::DaemonOptions options = ConfigGpuOptions(dir, 2, 16 * kGiB);
+  options.slurm = true;
+  options.slurm_proc_root = FakeProcWithJob(dir, job);
+  options.slurm_grants = grants;
+  auto d = server::Daemon::Start(options);
+  REQUIRE(d.ok());
+  return std::move(*d);
+}
+
+std::string Message(const absl::Status &status) { return std::string(status.message()); }
+
+}  // namespace
+
+TEST_CASE("mgbd --slurm holds a job's tasks to its grant and names the job when it refuses",
+          "[slurm]") {
+  TempDir dir;
+  auto mgbd = StartSlurmDaemon(dir, 42);
+  const std::string socket = dir.File("mgbd.sock");
+  auto client = Client::Connect(socket, getpid(), "train");
+  REQUIRE(client.ok());
+
+  // Before the Prolog's grant: nothing.
+  absl::StatusOr<Placement> early = (*client)->TaskBegin(kGiB, kShape, "early");
+  REQUIRE_FALSE(early.ok());
+  CHECK(early.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(Message(early.status()).find("Slurm job 42 has no GPU memory on this node") != std::string::npos);
+
+  REQUIRE(Client::JobBeginAt(socket, 42, 10 * kGiB).ok());
+  absl::StatusOr<Placement> first = (*client)->TaskBegin(6 * kGiB, kShape, "first");
+  REQUIRE(first.ok());
+  absl::StatusOr<Placement> second = (*client)->TaskBegin(6 * kGiB, kShape, "second");
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(Message(second.status()) ==
+        "a task of 6.00 GiB would take Slurm job 42 past its GPU memory grant of 10.00 GiB "
+        "(--gres=gpumem): its tasks hold 6.00 GiB");
+  // Growing past the grant is refused the same way; within it, granted.
+  absl::StatusOr<uint64_t> too_much = (*client)->TaskGrow(first->task_id, 5 * kGiB);
+  REQUIRE_FALSE(too_much.ok());
+  CHECK(Message(too_much.status()).find("growing task") != std::string::npos);
+  REQUIRE((*client)->TaskGrow(first->task_id, 4 * kGiB).ok());
+
+  absl::StatusOr<v1::StatusReply> status = Client::StatusAt(socket);
+  REQUIRE(status.ok());
+  REQUIRE(status->tasks_size() == 1);
+  CHECK(status->tasks(0).job_id() == 42u);
+  REQUIRE(status->jobs_size() == 1);
+  CHECK(status->jobs(0).job_id() == 42u);
+  CHECK(status->jobs(0).grant_bytes() == 10 * kGiB);
+  CHECK(status->jobs(0).held_bytes() == 10 * kGiB);
+
+  // The task's end gives its bytes back to the job.
+  REQUIRE((*client)->TaskEnd(first->task_id).ok());
+  (*client)->Flush();
+  REQUIRE((*client)->TaskBegin(9 * kGiB, kShape, "third").ok());
+
+  // The Epilog: the job's session ends and everything it held is free at once.
+  absl::StatusOr<uint32_t> ended = Client::JobEndAt(socket, 42);
+  REQUIRE(ended.ok());
+  CHECK(*ended == 1u);
+  status = Client::StatusAt(socket);
+  REQUIRE(status.ok());
+  CHECK(status->tasks_size() == 0);
+  CHECK(status->jobs_size() == 0);
+  CHECK(status->gpus(0).memory_reserved() + status->gpus(1).memory_reserved() == 0u);
+  CHECK_FALSE((*client)->TaskBegin(kGiB, kShape, "after the end").ok());
+}
+
+TEST_CASE("a profiled run inside a job reserves no more than the job has left", "[slurm]") {
+  TempDir dir;
+  auto mgbd = StartSlurmDaemon(dir, 7);
+  const std::string socket = dir.File("mgbd.sock");
+  REQUIRE(Client::JobBeginAt(socket, 7, 512 << 20).ok());  // below the 1 GiB run default
+  auto client = Client::Connect(socket, getpid(), "run");
+  REQUIRE(client.ok());
+  absl::StatusOr<Placement> placed = (*client)->TaskBeginProfiled("python train.py", 0, kShape, "run");
+  REQUIRE(placed.ok());
+  CHECK(placed->memory_bytes == (512u << 20));
+}
+
+TEST_CASE("job grants outlive an mgbd restart, and bad grants are refused while mgbd runs on",
+          "[slurm]") {
+  TempDir dir;
+  const std::string grants = dir.File("grants.tsv");
+  {
+    auto mgbd = StartSlurmDaemon(dir, 42, grants);
+    const std::string socket = dir.File("mgbd.sock");
+    REQUIRE(Client::JobBeginAt(socket, 42, 3 * kGiB).ok());
+    REQUIRE(Client::JobBeginAt(socket, 43, 5 * kGiB).ok());
+    REQUIRE(Client::JobEndAt(socket, 43).ok());
+    // A malformed grant: refused, naming the field; mgbd still answers.
+    absl::Status zero = Client::JobBeginAt(socket, 0, kGiB);
+    CHECK(zero.code() == absl::StatusCode::kInvalidArgument);
+    CHECK(Message(zero) == "job_id must be > 0");
+    CHECK(Client::JobEndAt(socket, 0).status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK(Client::StatusAt(socket).ok());
+    CHECK(ReadFile(grants) == "42\t3221225472\n");
+  }
+  // A line nobody can read is skipped with a warning; the rest is kept.
+  std::ofstream(grants, std::ios::app) << "not a grant\n";
+  auto mgbd = StartSlurmDaemon(dir, 42, grants);
+  const std::string socket = dir.File("mgbd.sock");
+  auto client = Client::Connect(socket, getpid(), "train");
+  REQUIRE(client.ok());
+  CHECK((*client)->TaskBegin(3 * kGiB, kShape, "within").ok());
+  CHECK_FALSE((*client)->TaskBegin(kGiB, kShape, "past").ok());
+}
+
+TEST_CASE("without --slurm, or outside any job, nothing changes", "[slurm]") {
+  TempDir dir;
+  {
+    auto mgbd = StartDaemon(1, 16 * kGiB);
+    absl::Status refused = Client::JobBeginAt(mgbd->socket, 5, kGiB);
+    CHECK(refused.code() == absl::StatusCode::kFailedPrecondition);
+    CHECK(Message(refused) == "mgbd runs without --slurm: it keeps no job grants");
+  }
+  // --slurm, but this process is in no job (an empty /proc): unlimited, as today.
+  server::DaemonOptions options = ConfigGpuOptions(dir, 1, 16 * kGiB);
+  options.slurm = true;
+  options.slurm_proc_root = dir.File("empty-proc");
+  auto d = server::Daemon::Start(options);
+  REQUIRE(d.ok());
+  auto client = Client::Connect(dir.File("mgbd.sock"), getpid(), "outside");
+  REQUIRE(client.ok());
+  absl::StatusOr<Placement> placed = (*client)->TaskBegin(12 * kGiB, kShape, "big");
+  REQUIRE(placed.ok());
+  absl::StatusOr<v1::StatusReply> status = Client::StatusAt(dir.File("mgbd.sock"));
+  REQUIRE(status.ok());
+  CHECK(status->tasks(0).job_id() == 0u);
+}
+
+}  // namespace mgb::test
