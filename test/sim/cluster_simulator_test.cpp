@@ -206,7 +206,7 @@ TEST_CASE("Slurm refuses a job asking more gpumem than a node has", "[sim][clust
   CHECK(r.job_node == std::vector<int>{0, -1});
 }
 
-TEST_CASE("the same seed gives the same cluster run; another seed another", "[sim][cluster]") {
+TEST_CASE("the same seed gives the same cluster run, another seed another", "[sim][cluster]") {
   GeneratorOptions generator;
   generator.jobs = 12;
   generator.gpu_memory_bytes = 100 * kGiB;
