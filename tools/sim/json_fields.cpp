@@ -44,6 +44,13 @@ nlohmann::json ParseJsonFile(const std::string& path) {
   }
 }
 
+void WriteJsonFile(const nlohmann::json& json, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw InputError(path + ": cannot open for writing");
+  out << json.dump(1) << "\n";
+  if (!out) throw InputError(path + ": write failed");
+}
+
 void Field::Fail(const std::string& what) const {
   throw InputError(file_ + ": " + (path_.empty() ? std::string("(top level)") : path_) + ": " +
                    what);

@@ -20,6 +20,8 @@ class InputError : public std::runtime_error {
 
 // Parses a whole file; a syntax error names the file, line and column.
 nlohmann::json ParseJsonFile(const std::string& path);
+// Writes `json` (one space indent) and a newline; throws InputError naming the file on failure.
+void WriteJsonFile(const nlohmann::json& json, const std::string& path);
 
 // A JSON value with its place: the file it came from and the path to it.
 class Field {

@@ -2,11 +2,12 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "batch_import.h"
+#include "cluster_command.h"
 #include "json_fields.h"
+#include "profile_draw.h"
 #include "mgb/core/gpu_config.h"
 #include "mgb/core/scheduler.h"
 #include "run_report.h"
@@ -47,13 +48,6 @@ core::Policy PolicyFromFlag(const std::string& name) {
   return *policy;
 }
 
-void WriteJson(const nlohmann::json& json, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw InputError(path + ": cannot open for writing");
-  out << json.dump(1) << "\n";
-  if (!out) throw InputError(path + ": write failed");
-}
-
 int CalibrateCommand(const SimulateFlags& flags) {
   std::vector<CoRunGroup> groups;
   const SimOptions node = NodeFromFlags(flags);
@@ -85,7 +79,7 @@ int CalibrateCommand(const SimulateFlags& flags) {
     json["error"] = {{"mean_abs_relative", fit.error.mean_abs_relative},
                      {"max_abs_relative", fit.error.max_abs_relative},
                      {"tasks", fit.error.tasks}};
-    WriteJson(json, flags.write_model_file);
+    WriteJsonFile(json, flags.write_model_file);
     std::printf("model written to %s (use with --model)\n", flags.write_model_file.c_str());
   }
   return 0;
@@ -117,30 +111,63 @@ int CheckRecorded(const SimulateFlags& flags) {
               check.measured_makespan_s, check.simulated_makespan_s, 100 * check.relative_error,
               100 * flags.tolerance, pass ? "PASS" : "FAIL");
   if (!flags.out_file.empty()) {
-    WriteJson(ReportJson(check.simulation, flags.label, flags.profiles_file, std::nullopt),
+    WriteJsonFile(ReportJson(check.simulation, flags.label, flags.profiles_file, std::nullopt),
               flags.out_file);
   }
   return pass ? 0 : 1;
 }
 
-int SimulateTrace(const SimulateFlags& flags) {
-  SimOptions options = NodeFromFlags(flags);
+// The trace of --trace, --generate or --draw, and how the header and the report name it.
+struct TraceInput {
   Trace trace;
+  std::string description;
+  std::string source;
+};
+
+TraceInput LoadTrace(const SimulateFlags& flags, const SimOptions& options) {
+  TraceInput input;
   if (flags.generate) {
     GeneratorOptions generator = flags.generator;
     generator.gpu_memory_bytes = options.gpus.front().memory_bytes;
-    trace = GenerateTrace(generator);
+    input.trace = GenerateTrace(generator);
+    input.description = "a synthetic trace";
+    input.source = "(generated)";
+  } else if (flags.draw_jobs > 0) {
+    Trace profiles;
+    for (const std::string& file : flags.draw_from) {
+      Trace part = ReadTraceFile(file);
+      profiles.comment += (profiles.comment.empty() ? "" : "; ") + file;
+      for (JobProfile& job : part.jobs) profiles.jobs.push_back(std::move(job));
+    }
+    ProfileDrawOptions draw;
+    draw.jobs = flags.draw_jobs;
+    draw.seed = flags.generator.seed;
+    draw.mean_arrival_gap_s = flags.generator.mean_arrival_gap_s;
+    auto drawn = DrawFromProfiles(profiles, draw);
+    if (!drawn.ok()) throw InputError("--draw: " + std::string(drawn.status().message()));
+    input.trace = std::move(*drawn);
+    input.description = "draws from the profiles of " + profiles.comment;
+    input.source = "(drawn from " + profiles.comment + ")";
   } else {
-    trace = ReadTraceFile(flags.trace_file);
+    input.trace = ReadTraceFile(flags.trace_file);
+    input.description = flags.trace_file;
+    input.source = flags.trace_file;
   }
+  return input;
+}
+
+int SimulateTrace(const SimulateFlags& flags) {
+  SimOptions options = NodeFromFlags(flags);
+  const TraceInput input = LoadTrace(flags, options);
+  const Trace& trace = input.trace;
   if (!flags.write_trace_file.empty()) WriteTraceFile(trace, flags.write_trace_file);
+  if (flags.nodes > 0) return SimulateClusterCommand(flags, options, trace, input.description, input.source);
 
   std::printf("SIMULATED node (no GPU used): %zu GPU(s) %s, %.1f GiB each; %zu jobs from %s; "
               "slowdown model: %s\n",
               options.gpus.size(), options.gpus.front().name.c_str(),
               static_cast<double>(options.gpus.front().memory_bytes) / 0x1p30, trace.jobs.size(),
-              flags.generate ? "a synthetic trace" : flags.trace_file.c_str(),
-              options.model.source.c_str());
+              input.description.c_str(), options.model.source.c_str());
 
   std::vector<SimResult> results;
   for (const std::string& name : flags.policies) {
@@ -162,7 +189,7 @@ int SimulateTrace(const SimulateFlags& flags) {
     rows.push_back(&r);
     if (r.policy == "single") single = SummaryOf(r).throughput_jobs_per_hour;
   }
-  const std::string source = flags.generate ? "(generated)" : flags.trace_file;
+  const std::string& source = input.source;
   for (const SimResult& r : results) {
     std::cout << "\n[" << r.policy << "]\n";
     PrintRunTable(r, flags.label + " " + r.policy, std::cout);
@@ -179,7 +206,7 @@ int SimulateTrace(const SimulateFlags& flags) {
         json["runs"].push_back(ReportJson(r, flags.label, source, single));
       }
     }
-    WriteJson(json, flags.out_file);
+    WriteJsonFile(json, flags.out_file);
     std::printf("report written to %s\n", flags.out_file.c_str());
   }
   return 0;

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "flags.h"
+#include "cluster_policy.h"
 #include "mgb/core/byte_size.h"
 
 namespace mgb::sim {
@@ -22,6 +23,10 @@ allocation would pass a GPU's capacity dies of out-of-memory (as under memory-bl
 
 Input (one of):
   --trace FILE             a job trace (JSON; docs/simulator.md "Trace format")
+  --draw N                 N jobs drawn at random (with replacement) from measured profiles:
+    --from FILES           comma-separated traces of profiles, e.g.
+                           examples/traces/w1-h200-solo-profiles.json
+                           (--seed and --arrival-gap as for --generate)
   --generate               a synthetic trace (stand-in profiles, not measurements):
     --jobs N               number of jobs (default 16)
     --mix L:S              large:small jobs, e.g. 1:1, 2:1, 3:1, 5:1 (default 1:1)
@@ -34,6 +39,13 @@ Node:
   --gpu-config FILE        the GPUs from an mgbd --gpus JSON file instead
   --context-reserve SIZE   CUDA context per process per GPU, charged by the core and really
                            held on the simulated GPU (default 528MiB, measured on H200)
+Cluster (docs/slurm-simulation.md):
+  --nodes N                N nodes, each of the --gpus/--gpu-config GPUs, behind Slurm (FIFO
+                           queue with skip; first node in order whose free GRES covers the job)
+  --cluster-policy LIST    comma-separated, each run on the same trace (default
+                           mgb,whole-gpu,shard:4): mgb (--gres=gpumem:<peak>, mgbd policy mgb on
+                           every node), whole-gpu (--gres=gpu:1), shard:S (--gres=shard:1, S
+                           shards per GPU, no memory enforcement: out-of-memory crashes)
 Scheduling:
   --policy LIST            comma-separated policies, each run on the same trace: mgb, mgb-sm,
                            single, cg:N, memory (default mgb,single: throughput vs single)
@@ -92,7 +104,7 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
       "trace", "jobs", "mix", "seed", "arrival-gap", "gpus", "gpu-memory", "sms", "gpu-config",
       "context-reserve", "policy", "workers", "model", "out", "label", "write-trace",
       "utilisation-samples", "calibrate", "write-model", "from-batch", "check-recorded",
-      "profiles", "tolerance"};
+      "profiles", "tolerance", "draw", "from", "nodes", "cluster-policy"};
   SimulateFlags f;
   std::map<std::string, std::string> values;  // by "--name": checked below, each with its rule
   // The syntax every mgb command shares (cli::FlagParser); the help text is kSimulateUsage.
@@ -132,6 +144,8 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
   absl::Status s;
   if (s.ok() && has("--jobs")) s = ParseInteger<size_t>("--jobs", values["--jobs"], f.generator.jobs, 1);
   if (s.ok() && has("--seed")) s = ParseInteger<uint64_t>("--seed", values["--seed"], f.generator.seed, 0);
+  if (s.ok() && has("--draw")) s = ParseInteger<size_t>("--draw", values["--draw"], f.draw_jobs, 1);
+  if (s.ok() && has("--nodes")) s = ParseInteger<uint32_t>("--nodes", values["--nodes"], f.nodes, 1);
   if (s.ok() && has("--gpus")) s = ParseInteger<uint32_t>("--gpus", values["--gpus"], f.gpu_count, 1);
   if (s.ok() && has("--sms")) s = ParseInteger<uint32_t>("--sms", values["--sms"], f.sms, 1);
   if (s.ok() && has("--workers")) s = ParseInteger<uint32_t>("--workers", values["--workers"], f.workers, 0);
@@ -164,17 +178,49 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
     f.policies = absl::StrSplit(values["--policy"], ',', absl::SkipEmpty());
     if (f.policies.empty()) return Bad("--policy", "needs at least one policy");
   }
+  if (has("--from")) {
+    f.draw_from = absl::StrSplit(values["--from"], ',', absl::SkipEmpty());
+    if (f.draw_from.empty()) return Bad("--from", "needs at least one profiles file");
+  }
+  if (has("--cluster-policy")) {
+    f.cluster_policies = absl::StrSplit(values["--cluster-policy"], ',', absl::SkipEmpty());
+    if (f.cluster_policies.empty()) return Bad("--cluster-policy", "needs at least one policy");
+    for (const std::string& name : f.cluster_policies) {
+      if (auto policy = ParseClusterPolicy(name); !policy.ok()) {
+        return Bad("--cluster-policy", std::string(policy.status().message()));
+      }
+    }
+  }
   if (f.help) return f;
+  const bool draw = f.draw_jobs > 0;
   const int modes = !f.calibrate_files.empty() + !f.from_batch_file.empty() +
-                    !f.check_recorded_file.empty() + (f.generate || !f.trace_file.empty());
+                    !f.check_recorded_file.empty() + (f.generate || !f.trace_file.empty() || draw);
   if (modes == 0) {
-    return absl::InvalidArgumentError("give --trace FILE or --generate (or another mode; see --help)");
+    return absl::InvalidArgumentError("give --trace FILE, --generate or --draw N (or another mode; "
+                                      "see --help)");
   }
   if (modes > 1) {
-    return absl::InvalidArgumentError("choose one of --trace/--generate, --calibrate, --from-batch, "
-                                      "--check-recorded (see --help)");
+    return absl::InvalidArgumentError("choose one of --trace/--generate/--draw, --calibrate, "
+                                      "--from-batch, --check-recorded (see --help)");
   }
   if (f.generate && !f.trace_file.empty()) return Bad("--generate", "cannot be used with --trace");
+  if (draw && (f.generate || !f.trace_file.empty())) {
+    return Bad("--draw", "cannot be used with --trace or --generate");
+  }
+  if (draw && f.draw_from.empty()) return Bad("--draw", "needs --from FILES (the profiles to draw from)");
+  if (!draw && !f.draw_from.empty()) return Bad("--from", "only with --draw N");
+  if (f.nodes == 0 && has("--cluster-policy")) return Bad("--cluster-policy", "only with --nodes N");
+  if (f.nodes > 0) {
+    if (!f.generate && f.trace_file.empty() && !draw) {
+      return Bad("--nodes", "simulates a trace: give --trace, --generate or --draw");
+    }
+    if (has("--policy")) {
+      return Bad("--policy", "is for one node; with --nodes choose --cluster-policy");
+    }
+    if (has("--workers")) {
+      return Bad("--workers", "is for one node; with --nodes Slurm alone admits jobs to nodes");
+    }
+  }
   if (!f.from_batch_file.empty() && f.write_trace_file.empty()) {
     return Bad("--from-batch", "needs --write-trace FILE for the converted trace");
   }

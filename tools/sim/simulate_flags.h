@@ -18,13 +18,18 @@ struct SimulateFlags {
   // Input.
   std::string trace_file;
   bool generate = false;
-  GeneratorOptions generator;
+  GeneratorOptions generator;        // its seed and arrival gap also serve --draw
+  size_t draw_jobs = 0;              // --draw N: jobs drawn from the profiles of --from
+  std::vector<std::string> draw_from;
   // Node.
   uint32_t gpu_count = 2;
   uint64_t gpu_memory_bytes = 0;     // 0: the H200 default
   uint32_t sms = 132;
   std::string gpu_config_file;
   std::optional<uint64_t> context_bytes;  // none: the core's default (measured on H200)
+  // Cluster (0 nodes: one node, the policies of --policy).
+  uint32_t nodes = 0;
+  std::vector<std::string> cluster_policies = {"mgb", "whole-gpu", "shard:4"};
   // Scheduling.
   std::vector<std::string> policies = {"mgb", "single"};
   uint32_t workers = 0;

@@ -1,26 +1,13 @@
 #include "trace_generator.h"
 
 #include <cmath>
-#include <random>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "portable_draw.h"
 
 namespace mgb::sim {
 namespace {
-
-// Portable draws from mt19937_64 (whose sequence the standard fixes).
-class Draw {
- public:
-  explicit Draw(uint64_t seed) : engine_(seed) {}
-  double Unit() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }  // [0, 1)
-  double Uniform(double lo, double hi) { return lo + (hi - lo) * Unit(); }
-  size_t Index(size_t n) { return static_cast<size_t>(Unit() * static_cast<double>(n)); }
-  double Exponential(double mean) { return -mean * std::log(1.0 - Unit()); }
-
- private:
-  std::mt19937_64 engine_;
-};
 
 // Stand-ins for examples/workloads/ (shape of the widest kernel; share of time in kernels).
 struct JobKind {
@@ -36,7 +23,7 @@ constexpr JobKind kKinds[] = {
     {"dwt2d", 0.60, 1024, 256, 2},    {"bfs", 0.70, 2048, 512, 1},
 };
 
-JobProfile MakeJob(Draw& draw, bool large, const GeneratorOptions& options, size_t index) {
+JobProfile MakeJob(PortableDraw& draw, bool large, const GeneratorOptions& options, size_t index) {
   const JobKind& kind = kKinds[draw.Index(std::size(kKinds))];
   const double share = large ? draw.Uniform(0.25, 0.70) : draw.Uniform(0.06, 0.25);
   const uint64_t peak = static_cast<uint64_t>(share * static_cast<double>(options.gpu_memory_bytes));
@@ -76,7 +63,7 @@ absl::Status ParseMix(const std::string& text, GeneratorOptions& options) {
 }
 
 Trace GenerateTrace(const GeneratorOptions& options) {
-  Draw draw(options.seed);
+  PortableDraw draw(options.seed);
   Trace trace;
   trace.comment = "synthetic (mgb simulate --generate): " + std::to_string(options.jobs) +
                   " jobs, mix " + std::to_string(options.large_per_small) + ":" +
