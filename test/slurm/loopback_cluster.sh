@@ -224,7 +224,12 @@ held_by() {  # held_by NODE JOB: 0 when mgbd shows a task or a grant of the job
 }
 id=$(submit 30G 20G 300 -w n2)
 for _ in $(seq 100); do held_by n2 "$id" && break; sleep 0.1; done
-"$MGB" status --socket "$DIR/n2.sock" | grep -q "20.00 GiB" || fail "job $id's task never placed"
+"$MGB" status --socket "$DIR/n2.sock" > "$DIR/jobs/status-$id.txt"
+grep -q "20.00 GiB" "$DIR/jobs/status-$id.txt" || fail "job $id's task never placed"
+# The table names each task's Slurm job, and the job's grant and what it holds.
+grep -Eq "^[0-9]+ +0 +[0-9]+ +root +$id +sleep " "$DIR/jobs/status-$id.txt" &&
+  grep -Eq "^$id +30.00 GiB +20.00 GiB$" "$DIR/jobs/status-$id.txt" ||
+  fail "mgb status shows no JOB $id: $(cat "$DIR/jobs/status-$id.txt")"
 start=$(now)
 scancel "$id"
 while held_by n2 "$id"; do
