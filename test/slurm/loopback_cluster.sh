@@ -280,8 +280,10 @@ SLURM_JOB_ID=999 "$MGB" slurm-hook prolog --socket "$DIR/n1.sock" --scontrol "$D
   2> "$DIR/log/malformed-prolog.txt" || fail "a malformed grant failed the prolog (Slurm would drain the node)"
 grep -q 'TresPerNode: "gres:gpumem:lots"' "$DIR/log/malformed-prolog.txt" || fail "$(cat "$DIR/log/malformed-prolog.txt")"
 chmod 666 "$DIR/n1.sock"
+# A copy nobody can reach: the build tree may sit under a folder only root may enter.
+install -m 755 "$MGB" "$DIR/mgb-for-nobody"
 setpriv --reuid=65534 --regid=65534 --clear-groups env SLURM_JOB_ID=5 \
-  "$MGB" slurm-hook epilog --socket "$DIR/n1.sock" 2> "$DIR/log/nobody-epilog.txt" || true
+  "$DIR/mgb-for-nobody" slurm-hook epilog --socket "$DIR/n1.sock" 2> "$DIR/log/nobody-epilog.txt" || true
 grep -q "only root or mgbd's own user" "$DIR/log/nobody-epilog.txt" || fail "nobody's epilog: $(cat "$DIR/log/nobody-epilog.txt")"
 "$MGB" status --socket "$DIR/n1.sock" > /dev/null || fail "mgbd on n1 stopped"
 ok "bad hook input (no job id, a malformed grant, a non-root caller) refused; mgbd runs on"
