@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "mgb/core/gpu_config.h"
 #include "fast_lane.h"
+#include "job_grant_file.h"
 #include "job_of_process.h"
 #include "systemd.h"
 #include "metrics_endpoint.h"
@@ -79,7 +80,6 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   std::vector<std::string> warnings;
   service_options.profiles = std::make_shared<ProfileStore>(
       StateFilePath(options, options.profile_store, "mgbd-profiles.tsv"), &warnings);
-  for (const std::string &warning : warnings) std::fprintf(stderr, "mgbd: warning: %s\n", warning.c_str());
   service_options.run_default_memory = options.run_default_memory;
   if (options.slurm) {
     service_options.job_of = [root = options.slurm_proc_root](int64_t pid) {
@@ -87,8 +87,13 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
     };
     service_options.job_grants_file =
         StateFilePath(options, options.slurm_grants, "mgbd-slurm-grants.tsv");
+    // Jobs that were running when the last mgbd stopped are held to their grants still.
+    if (!service_options.job_grants_file.empty()) {
+      service_options.job_grants = LoadJobGrants(service_options.job_grants_file, &warnings);
+    }
     service_options.hook_uid = geteuid();
   }
+  for (const std::string &warning : warnings) std::fprintf(stderr, "mgbd: warning: %s\n", warning.c_str());
   service_options.memory_probe = d->probe_.get();
   if (options.mps) {
     absl::StatusOr<MpsDirectories> mps = EnsureMpsControlDaemon(options.mps_directory);

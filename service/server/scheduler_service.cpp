@@ -9,7 +9,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "event_names.h"
-#include "job_grant_file.h"
 #include "mgb/core/byte_size.h"
 #include "proto_convert.h"
 
@@ -58,6 +57,23 @@ std::string UserName(uint32_t uid) {
     return found->pw_name;
   }
   return std::to_string(uid);
+}
+
+// A unary call answered at once, with gRPC's default reactor.
+grpc::ServerUnaryReactor *AnswerNow(grpc::CallbackServerContext *context, const absl::Status &status) {
+  grpc::ServerUnaryReactor *answer = context->DefaultReactor();
+  answer->Finish(ToGrpc(status));
+  return answer;
+}
+
+// A failed save of a state file is printed once, until a save works again.
+void WarnUnlessSaved(const absl::Status &saved, std::atomic<bool> &failing, const char *what) {
+  if (saved.ok()) {
+    failing = false;
+  } else if (!failing.exchange(true)) {
+    std::fprintf(stderr, "mgbd: warning: %s are kept in memory only: %s\n", what,
+                 std::string(saved.message()).c_str());
+  }
 }
 
 }  // namespace
@@ -239,8 +255,9 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
       }
       const core::Micros now = CoreNow();
       service_->RefreshMemory(now, false);
+      const uint64_t job = service_->sessions_.at(*found).job;
       if (absl::Status st = service_->CheckJobGrant(
-              *found, request.extra_bytes(),
+              job, request.extra_bytes(),
               absl::StrCat("growing task ", request.task_id(), " by ",
                            core::FormatBytes(request.extra_bytes())));
           !st.ok()) {
@@ -250,9 +267,7 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
           *found, request.task_id(), request.extra_bytes(),
           DeadlineFromUnixMs(request.deadline_unix_ms()), now);
       if (!result.ok()) return done.emplace(ToGrpc(result.status())), void();
-      if (const uint64_t job = service_->sessions_.at(*found).job; job != 0) {
-        service_->job_grants_.Charge(job, request.task_id(), request.extra_bytes());
-      }
+      if (job != 0) service_->job_grants_.Charge(job, request.task_id(), request.extra_bytes());
       session = *found;
       task = request.task_id();
       grow_reply_ = reply;
@@ -320,13 +335,8 @@ absl::StatusOr<std::unique_ptr<SchedulerService>> SchedulerService::Create(
   if (!core.ok()) return core.status();
   service->core_ = std::move(*core);
   service->RefreshMemory(CoreNow(), true);
-  if (!service->service_options_.job_grants_file.empty()) {
-    // Jobs that were running when the last mgbd stopped are held to their grants still.
-    std::vector<std::string> warnings;
-    for (const auto &[job, bytes] : LoadJobGrants(service->service_options_.job_grants_file, &warnings)) {
-      service->job_grants_.Grant(job, bytes);
-    }
-    for (const std::string &w : warnings) std::fprintf(stderr, "mgbd: warning: %s\n", w.c_str());
+  for (const auto &[job, bytes] : service->service_options_.job_grants) {
+    service->job_grants_.Grant(job, bytes);
   }
   service->timer_ = std::thread([s = service.get()] { s->TimerLoop(); });
   return service;
@@ -418,19 +428,18 @@ void SchedulerService::OnEvent(const core::Event &event) {
       job_grants_.Release(event.task);
       break;
     case core::EventKind::kTaskCancelled:
-      if (!event.is_grow) task_profiles_.erase(event.task);
       if (event.is_grow) {
         job_grants_.Refund(event.task, event.grow_bytes);
-      } else {
-        job_grants_.Release(event.task);
-      }
-      if (event.is_grow) {
         if (auto it = parked_grows_.find(event.task); it != parked_grows_.end()) {
           WaitReactor *r = it->second;
           parked_grows_.erase(it);
           after_unlock_.push_back([r, s = ToGrpc(core_->CancelStatus(event))] { r->Finish(s); });
         }
-      } else if (auto it = parked_begins_.find(event.task); it != parked_begins_.end()) {
+        break;
+      }
+      task_profiles_.erase(event.task);
+      job_grants_.Release(event.task);
+      if (auto it = parked_begins_.find(event.task); it != parked_begins_.end()) {
         PendingCall *call = it->second.call;
         parked_begins_.erase(it);
         after_unlock_.push_back([call, s = core_->CancelStatus(event)] { call->Complete(s); });
@@ -552,9 +561,7 @@ grpc::ServerUnaryReactor *SchedulerService::AnswerForSession(grpc::CallbackServe
     absl::StatusOr<core::SessionId> session = FindSession(session_id);
     status = session.ok() ? call(*session) : session.status();
   });
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpc(status));
-  return reactor;
+  return AnswerNow(context, status);
 }
 
 grpc::ServerUnaryReactor *SchedulerService::TaskUsage(grpc::CallbackServerContext *context,
@@ -589,9 +596,7 @@ grpc::ServerUnaryReactor *SchedulerService::TaskEnd(grpc::CallbackServerContext 
                                                     v1::TaskEndReply * /*reply*/) {
   absl::Status status;
   Locked([&] { status = EndLocked(*request); });
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpc(status));
-  return reactor;
+  return AnswerNow(context, status);
 }
 
 // ---- decisions, for gRPC and the fast lane ----------------------------------------------------
@@ -612,7 +617,7 @@ std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginReq
     // mgbd's guess, not the program's word: within what the job may still reserve.
     if (job != 0) task.memory_bytes = std::min(task.memory_bytes, job_grants_.Remaining(job));
   }
-  if (absl::Status st = CheckJobGrant(*session, task.memory_bytes,
+  if (absl::Status st = CheckJobGrant(job, task.memory_bytes,
                                       "a task of " + core::FormatBytes(task.memory_bytes));
       !st.ok()) {
     return st;
@@ -671,13 +676,13 @@ uint64_t SchedulerService::ProfiledMemory(const std::string &user,
   return std::min(memory, largest > reserve ? largest - reserve : 0);
 }
 
-absl::Status SchedulerService::CheckJobGrant(core::SessionId session, uint64_t bytes,
+absl::Status SchedulerService::CheckJobGrant(uint64_t job, uint64_t bytes,
                                             const std::string &what) const {
-  const uint64_t job = sessions_.at(session).job;
   return job == 0 ? absl::OkStatus() : job_grants_.Check(job, bytes, what);
 }
 
-absl::Status SchedulerService::CheckHookCaller(grpc::CallbackServerContext *context) const {
+absl::Status SchedulerService::CheckJobCall(grpc::CallbackServerContext *context,
+                                           uint64_t job_id) const {
   if (!service_options_.job_of) {
     return absl::FailedPreconditionError("mgbd runs without --slurm: it keeps no job grants");
   }
@@ -687,14 +692,14 @@ absl::Status SchedulerService::CheckHookCaller(grpc::CallbackServerContext *cont
     return absl::PermissionDeniedError(
         "job grants come from Slurm's Prolog and Epilog: only root or mgbd's own user may set them");
   }
+  if (job_id == 0) return absl::InvalidArgumentError("job_id must be > 0");
   return absl::OkStatus();
 }
 
 grpc::ServerUnaryReactor *SchedulerService::JobBegin(grpc::CallbackServerContext *context,
                                                      const v1::JobBeginRequest *request,
                                                      v1::JobBeginReply * /*reply*/) {
-  absl::Status status = CheckHookCaller(context);
-  if (status.ok() && request->job_id() == 0) status = absl::InvalidArgumentError("job_id must be > 0");
+  const absl::Status status = CheckJobCall(context, request->job_id());
   if (status.ok()) {
     Locked([&] {
       job_grants_.Grant(request->job_id(), request->memory_bytes());
@@ -706,16 +711,13 @@ grpc::ServerUnaryReactor *SchedulerService::JobBegin(grpc::CallbackServerContext
                    core::FormatBytes(request->memory_bytes()).c_str());
     }
   }
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpc(status));
-  return reactor;
+  return AnswerNow(context, status);
 }
 
 grpc::ServerUnaryReactor *SchedulerService::JobEnd(grpc::CallbackServerContext *context,
                                                    const v1::JobEndRequest *request,
                                                    v1::JobEndReply *reply) {
-  absl::Status status = CheckHookCaller(context);
-  if (status.ok() && request->job_id() == 0) status = absl::InvalidArgumentError("job_id must be > 0");
+  const absl::Status status = CheckJobCall(context, request->job_id());
   if (status.ok()) {
     Locked([&] {
       uint32_t ended = 0;
@@ -738,9 +740,7 @@ grpc::ServerUnaryReactor *SchedulerService::JobEnd(grpc::CallbackServerContext *
       after_unlock_.push_back([this] { SaveJobGrants(); });
     });
   }
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpc(status));
-  return reactor;
+  return AnswerNow(context, status);
 }
 
 void SchedulerService::SaveJobGrants() {
@@ -751,23 +751,12 @@ void SchedulerService::SaveJobGrants() {
     std::lock_guard<std::mutex> lock(mu_);
     grants = job_grants_.Grants();
   }
-  absl::Status saved = server::SaveJobGrants(service_options_.job_grants_file, grants);
-  if (saved.ok()) {
-    grants_save_failing_ = false;
-  } else if (!grants_save_failing_.exchange(true)) {
-    std::fprintf(stderr, "mgbd: warning: job grants are kept in memory only: %s\n",
-                 std::string(saved.message()).c_str());
-  }
+  WarnUnlessSaved(server::SaveJobGrants(service_options_.job_grants_file, grants),
+                  grants_save_failing_, "job grants");
 }
 
 void SchedulerService::SaveProfiles() {
-  absl::Status saved = service_options_.profiles->Save();
-  if (saved.ok()) {
-    profile_save_failing_ = false;
-  } else if (!profile_save_failing_.exchange(true)) {
-    std::fprintf(stderr, "mgbd: warning: learned peaks are kept in memory only: %s\n",
-                 std::string(saved.message()).c_str());
-  }
+  WarnUnlessSaved(service_options_.profiles->Save(), profile_save_failing_, "learned peaks");
 }
 
 void SchedulerService::BeginFromLane(const v1::TaskBeginRequest &request, PendingCall *call,
@@ -801,9 +790,7 @@ grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *
                                                    const v1::StatusRequest * /*request*/,
                                                    v1::StatusReply *reply) {
   FillStatus(reply);
-  grpc::ServerUnaryReactor *reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  return AnswerNow(context, absl::OkStatus());
 }
 
 void SchedulerService::FillStatus(v1::StatusReply *reply) {
@@ -813,23 +800,22 @@ void SchedulerService::FillStatus(v1::StatusReply *reply) {
   Locked([&] {
     RefreshMemory(CoreNow(), false);
     snapshot = core_->Status();
-    auto user_of = [this](core::SessionId session) {
+    const SessionRecord unknown;
+    auto record_of = [&](core::SessionId session) -> const SessionRecord & {
       auto it = sessions_.find(session);
-      return it != sessions_.end() ? it->second.user : std::string();
-    };
-    auto job_of = [this](core::SessionId session) -> uint64_t {
-      auto it = sessions_.find(session);
-      return it != sessions_.end() ? it->second.job : 0;
+      return it != sessions_.end() ? it->second : unknown;
     };
     for (const core::TaskSnapshot &t : snapshot.running) {
-      running_users.push_back(user_of(t.session));
-      running_jobs.push_back(job_of(t.session));
+      const SessionRecord &record = record_of(t.session);
+      running_users.push_back(record.user);
+      running_jobs.push_back(record.job);
       auto profile = task_profiles_.find(t.task);
       running_peaks.push_back(profile != task_profiles_.end() ? profile->second.peak : 0);
     }
     for (const core::TaskSnapshot &t : snapshot.waiting) {
-      waiting_users.push_back(user_of(t.session));
-      waiting_jobs.push_back(job_of(t.session));
+      const SessionRecord &record = record_of(t.session);
+      waiting_users.push_back(record.user);
+      waiting_jobs.push_back(record.job);
     }
     for (const auto &[job, grant] : job_grants_.Grants()) {
       v1::JobStatus *j = reply->add_jobs();

@@ -24,6 +24,7 @@
 #include "mgb/core/job_grants.h"
 #include "mgb/core/scheduler.h"
 #include "nvml.h"
+#include "job_grant_file.h"
 #include "profile_store.h"
 #include "scheduler_counters.h"
 
@@ -60,7 +61,9 @@ struct ServiceOptions {
   // Slurm (mgbd --slurm, docs/slurm.md): the job a process belongs to, or none. Null: no session
   // belongs to a job, and JobBegin / JobEnd answer FAILED_PRECONDITION.
   std::function<std::optional<uint64_t>(int64_t pid)> job_of;
-  // Where job grants are kept across restarts, and read from at start; "": in memory only.
+  // The grants held at start (the file's, after a restart), and where every change is written;
+  // "": in memory only.
+  JobGrantList job_grants;
   std::string job_grants_file;
   // Besides root, the one uid whose processes may call JobBegin / JobEnd (mgbd's own).
   uint32_t hook_uid = 0;
@@ -182,12 +185,12 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   void SaveProfiles();
   // The same for the job grants (ServiceOptions::job_grants_file).
   void SaveJobGrants();
-  // OK when the call may change job grants: mgbd runs with --slurm and the caller is root or
-  // ServiceOptions::hook_uid, by its connection's credentials.
-  absl::Status CheckHookCaller(grpc::CallbackServerContext *context) const;
-  // Under mu_: the job's charge for a reservation about to be made by `session` (none when it
-  // belongs to no job), or why it may not be made.
-  absl::Status CheckJobGrant(core::SessionId session, uint64_t bytes, const std::string &what) const;
+  // OK when the call may change job `job_id`'s grant: mgbd runs with --slurm, the caller is root
+  // or ServiceOptions::hook_uid by its connection's credentials, and job_id is not 0.
+  absl::Status CheckJobCall(grpc::CallbackServerContext *context, uint64_t job_id) const;
+  // Under mu_: OK when a reservation of `bytes` more by a session of `job` stays within the job's
+  // grant (always for job 0, no job), else why not.
+  absl::Status CheckJobGrant(uint64_t job, uint64_t bytes, const std::string &what) const;
 
   std::unordered_map<core::TaskId, ParkedBegin> parked_begins_;
   std::unordered_map<core::TaskId, WaitReactor *> parked_grows_;
