@@ -1,6 +1,7 @@
 // mgb slurm-conf: a node's Slurm configuration for mgb, from mgbd's inventory; and
 // mgb slurm-hook prolog|epilog|task-prolog: what Slurm runs at each job's start and end on the
 // node (docs/slurm.md).
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,6 +18,8 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "commands.h"
 #include "flags.h"
 #include "job_grant.h"
@@ -24,6 +27,7 @@
 #include "mgb/client.h"
 #include "mgb/core/byte_size.h"
 #include "mgb/core/scheduler.h"
+#include "program_path.h"
 #include "slurm_config.h"
 
 extern char **environ;
@@ -44,23 +48,10 @@ std::string SelfPath() {
   return n > 0 ? std::string(buffer.data(), static_cast<size_t>(n)) : "mgb";
 }
 
-// The first executable `name` on PATH, else /usr/bin/name.
-std::string FindOnPath(const std::string &name) {
-  const char *path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "";
-  for (size_t start = 0; start <= dirs.size();) {
-    const size_t end = std::min(dirs.find(':', start), dirs.size());
-    const std::string candidate = dirs.substr(start, end - start) + "/" + name;
-    if (end > start && access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return "/usr/bin/" + name;
-}
-
 // Runs argv (no shell) and returns its standard output; an error names the command and its exit.
 absl::StatusOr<std::string> Capture(const std::vector<std::string> &argv) {
   int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return absl::InternalError(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return absl::InternalError(std::string("pipe: ") + std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
@@ -88,8 +79,8 @@ absl::StatusOr<std::string> Capture(const std::vector<std::string> &argv) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::UnavailableError(argv[0] + " " + argv[1] + " " + argv[2] + ": exited with status " +
-                                  std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+    return absl::UnavailableError(absl::StrCat(absl::StrJoin(argv, " "), ": exited with status ",
+                                               WIFEXITED(status) ? WEXITSTATUS(status) : -1));
   }
   return out;
 }
@@ -107,16 +98,20 @@ std::string NodeFromEnvironment() {
 }
 
 // Slurm drains a node whose Prolog fails: mgbd being away (a restart) is no reason to, so the
-// hooks try for a few seconds, then say why on stderr (slurmd's log) and exit 0.
+// hooks try for about 5 s (each try connects within kTryTimeout), then say why on stderr
+// (slurmd's log) and exit 0.
+constexpr std::chrono::milliseconds kTryTimeout{1000};
+
 template <class Call>
 absl::Status Retrying(Call &&call) {
-  absl::Status status;
-  for (int attempt = 0; attempt < 10; ++attempt) {
-    status = call();
-    if (status.code() != absl::StatusCode::kUnavailable) return status;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (true) {
+    absl::Status status = call();
+    if (status.code() != absl::StatusCode::kUnavailable || std::chrono::steady_clock::now() >= give_up) {
+      return status;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
-  return status;
 }
 
 int Prolog(const std::string &socket, const std::string &scontrol) {
@@ -134,7 +129,7 @@ int Prolog(const std::string &socket, const std::string &scontrol) {
                  static_cast<unsigned long long>(*job), std::string(bytes.status().message()).c_str());
     return 0;
   }
-  absl::Status told = Retrying([&] { return Client::JobBeginAt(socket, *job, *bytes); });
+  absl::Status told = Retrying([&] { return Client::JobBeginAt(socket, *job, *bytes, kTryTimeout); });
   if (!told.ok()) {
     std::fprintf(stderr, "mgb slurm-hook prolog: job %llu: telling mgbd at %s its grant of %s: %s\n",
                  static_cast<unsigned long long>(*job), socket.c_str(),
@@ -151,7 +146,7 @@ int Epilog(const std::string &socket) {
   }
   absl::StatusOr<uint32_t> ended;
   absl::Status told = Retrying([&] {
-    ended = Client::JobEndAt(socket, *job);
+    ended = Client::JobEndAt(socket, *job, kTryTimeout);
     return ended.status();
   });
   if (!told.ok()) {
@@ -168,7 +163,7 @@ int Epilog(const std::string &socket) {
 
 int RunSlurmHookCommand(int argc, char **argv) {
   std::string socket_template = SocketFromEnvironment();
-  std::string scontrol = FindOnPath("scontrol");
+  std::string scontrol = batch::ResolveProgram("scontrol");
   FlagParser flags(argv[0],
                    "mgb slurm-hook prolog|epilog|task-prolog [--socket TEMPLATE] [--scontrol PATH]\n\n"
                    "What Slurm runs on a node (scripts from `mgb slurm-conf --hooks DIR`):\n"
@@ -198,7 +193,7 @@ int RunSlurmConfCommand(int argc, char **argv) {
   std::string socket = SocketFromEnvironment();
   std::string node = ShortHostName();
   uint64_t context_reserve = core::kDefaultContextReserve;
-  std::string hooks_dir, socket_template, scontrol = FindOnPath("scontrol");
+  std::string hooks_dir, socket_template, scontrol = batch::ResolveProgram("scontrol");
   bool gres_only = false;
   FlagParser flags(argv[0],
                    "mgb slurm-conf [--socket PATH] [--node NAME] [--context-reserve SIZE]\n"
@@ -227,6 +222,9 @@ int RunSlurmConfCommand(int argc, char **argv) {
   std::optional<slurm::HookSettings> hooks;
   if (!hooks_dir.empty()) {
     if (hooks_dir[0] != '/') return flags.Fail("--hooks: must be an absolute path (Slurm runs them from anywhere)");
+    if (scontrol.empty() || scontrol[0] != '/') {
+      return flags.Fail("--scontrol: no scontrol found on PATH; name it with --scontrol /path/to/scontrol");
+    }
     hooks = slurm::HookSettings{hooks_dir, SelfPath(), socket_template.empty() ? socket : socket_template,
                                 scontrol};
     mkdir(hooks_dir.c_str(), 0755);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "process_tree.h"
 
 namespace mgb::slurm {
 namespace {
@@ -30,32 +31,19 @@ std::optional<std::string> ReadWhole(const std::string &path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// The parent pid and the real and effective uids of a process, from its stat and status files.
-struct ProcessFacts {
-  int64_t parent = 0;
-  bool root = false;
-};
-
-std::optional<ProcessFacts> Facts(const std::string &dir) {
-  std::optional<std::string> stat = ReadWhole(dir + "/stat");
+// Whether a process's real and effective uids are both root's, from its status file.
+bool OwnedByRoot(const std::string &dir) {
   std::optional<std::string> status = ReadWhole(dir + "/status");
-  if (!stat || !status) return std::nullopt;
-  // "pid (comm) state ppid ...": comm may hold spaces and parentheses; the last ')' ends it.
-  const size_t close = stat->rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream rest(stat->substr(close + 1));
-  std::string state;
-  ProcessFacts facts;
-  if (!(rest >> state >> facts.parent)) return std::nullopt;
+  if (!status) return false;
   std::istringstream lines(*status);
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("Uid:", 0) != 0) continue;
     std::istringstream uids(line.substr(4));
     int64_t real = -1, effective = -1;
     uids >> real >> effective;
-    facts.root = real == 0 && effective == 0;
+    return real == 0 && effective == 0;
   }
-  return facts;
+  return false;
 }
 
 }  // namespace
@@ -100,17 +88,18 @@ std::optional<uint64_t> JobOfProcess(int64_t pid, const std::string &proc_root) 
   }
   // No Slurm cgroup (proctrack/linuxproc, or a container without cgroup namespaces of its own):
   // the process tree. Only root can give a process a root-owned ancestor with slurmstepd's title.
-  int64_t current = pid;
+  pid_t current = static_cast<pid_t>(pid);
+  // Bounded walk: guards against a cycle seen through pids reused mid-walk.
   for (int depth = 0; depth < 64 && current > 1; ++depth) {
+    batch::ProcStat stat;
+    if (!batch::ReadProcStat(current, &stat, proc_root)) return std::nullopt;
     const std::string dir = proc_root + "/" + std::to_string(current);
-    std::optional<ProcessFacts> facts = Facts(dir);
-    if (!facts) return std::nullopt;
-    if (facts->root && current != pid) {
+    if (current != pid && OwnedByRoot(dir)) {
       if (std::optional<std::string> cmdline = ReadWhole(dir + "/cmdline")) {
         if (std::optional<uint64_t> job = JobOfStepdTitle(*cmdline)) return job;
       }
     }
-    current = facts->parent;
+    current = stat.ppid;
   }
   return std::nullopt;
 }

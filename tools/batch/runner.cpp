@@ -16,6 +16,8 @@
 #include <sstream>
 #include <thread>
 
+#include "program_path.h"
+
 namespace mgb::batch {
 namespace {
 
@@ -34,21 +36,6 @@ std::string LogStem(const std::string& name) {
   for (char& c : stem)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
   return stem;
-}
-
-// The file execv runs for `name`: itself when it names a path, else the first executable of that
-// name on PATH (resolved before fork: execvp may allocate, which the child of a threaded parent
-// must not); the name itself when none is found, so that execv reports why.
-std::string ResolveProgram(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return name;
 }
 
 // errno as words, for the child between fork and exec (strerror is not async-signal-safe).

@@ -5,8 +5,8 @@
 
 namespace mgb::batch {
 
-bool ReadProcStat(pid_t pid, ProcStat* out) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+bool ReadProcStat(pid_t pid, ProcStat* out, const std::string& proc_root) {
+  std::ifstream in(proc_root + "/" + std::to_string(pid) + "/stat");
   std::string line;
   if (!std::getline(in, line)) return false;
   // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split at the last ')'.

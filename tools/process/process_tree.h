@@ -16,8 +16,9 @@ struct ProcStat {
   pid_t pgrp = 0;
 };
 
-// Reads /proc/<pid>/stat; false when the process is gone or the file is unreadable.
-bool ReadProcStat(pid_t pid, ProcStat* out);
+// Reads PROC_ROOT/<pid>/stat (tests pass a fake /proc); false when the process is gone or the file
+// is unreadable.
+bool ReadProcStat(pid_t pid, ProcStat* out, const std::string& proc_root = "/proc");
 
 // The member of `roots` that is `pid` or one of its ancestors; failing that, the one that leads
 // pid's process group (the runner starts each job in its own group, which survives a wrapper
