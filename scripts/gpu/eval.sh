@@ -27,6 +27,7 @@ options:
   --name NAME       result file prefix (default: JOBS_FILE's name without .json)
   --nvml-period S   GPU sampling period for mgb batch (default 0.5)
   --gpus FILE       mgbd --gpus FILE instead of NVML (dry runs without a GPU)
+  --batch-args "A"  more arguments for every mgb batch (e.g. "--order longest-first --history R.json")
   --no-mps          no MPS control daemon, mgbd without --mps
   -h, --help        this text
 
@@ -47,18 +48,19 @@ DEADLINE=520
 NAME=""
 NVML_PERIOD=0.5
 GPUS_FILE=""
+BATCH_ARGS=""
 USE_MPS=1
 JOBS=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --no-mps) USE_MPS=0; shift ;;
-    --runs|--bin|--lib|--timeout|--deadline|--name|--nvml-period|--gpus)
+    --runs|--bin|--lib|--timeout|--deadline|--name|--nvml-period|--gpus|--batch-args)
       [ $# -ge 2 ] || die_usage "$1 needs a value"
       case "$1" in
         --runs) RUNS=$2 ;; --bin) BIN=$2 ;; --lib) LIB=$2 ;; --timeout) RUN_TIMEOUT=$2 ;;
         --deadline) DEADLINE=$2 ;; --name) NAME=$2 ;; --nvml-period) NVML_PERIOD=$2 ;;
-        --gpus) GPUS_FILE=$2 ;;
+        --gpus) GPUS_FILE=$2 ;; --batch-args) BATCH_ARGS=$2 ;;
       esac
       shift 2 ;;
     -*) die_usage "unknown option '$1'" ;;
@@ -248,7 +250,7 @@ run_one() {
   [ -n "$MPS_BASE" ] && mps_env=("CUDA_MPS_PIPE_DIRECTORY=$MPS_BASE/pipe" "CUDA_MPS_LOG_DIRECTORY=$MPS_BASE/log")
   env MGB_EVAL_RUN="$RUN_MARK" "${mps_env[@]}" timeout --signal=TERM --kill-after=20 "$limit" \
     "${BATCH[@]}" --jobs "$JOBS" --workers "$workers" --socket "$sock" --label "$policy" \
-    --out "$DEST/$tag.json" --logs "$WORK/logs/$tag.jobs" --nvml-period "$NVML_PERIOD" \
+    --out "$DEST/$tag.json" --logs "$WORK/logs/$tag.jobs" --nvml-period "$NVML_PERIOD" $BATCH_ARGS \
     >"$WORK/logs/$tag.batch.txt" 2>&1 </dev/null || rc=$?
   [ $rc -eq 124 ] && log "TIMEOUT $tag after ${limit}s: stopped, jobs not finished are recorded so"
   grep -E '^summary|cannot|error' "$WORK/logs/$tag.batch.txt" | tail -5 | while read -r l; do log "  $l"; done

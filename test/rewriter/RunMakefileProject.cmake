@@ -16,7 +16,7 @@ if(NOT rc EQUAL 0)
 endif()
 include(${CMAKE_CURRENT_LIST_DIR}/ObjectSymbols.cmake)
 expect_symbols("alloc.o;U mgb_cudaMalloc" "scale.o;mgb_prepare" "offset.o;mgb_prepare"
-             "scale_app;T mgb_prepare|T mgb_launch_prepare")
+             "scale_app;T mgb_prepare|T mgb_launch_prepare" "twin_app;T mgb_prepare|T mgb_launch_prepare")
 symbols(main.o syms)
 if(syms MATCHES "mgb_")
   message(FATAL_ERROR "main.o (host-only .cpp) should pass through unchanged")

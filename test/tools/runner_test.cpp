@@ -181,11 +181,12 @@ TEST_CASE("the JSON record carries the summary, every job's fields and GPU sampl
                                        "echo 'MGB_WAIT_MS begin=0.5 grow=0.0 begins=1 grows=0' >&2"),
                             Shell("b", "echo 'out of memory' >&2; exit 1")},
                            options);
-  RunInfo info{"cg:2", "jobs.json", "/tmp/s.sock", 2, "", ""};
+  RunInfo info{"cg:2", "jobs.json", "/tmp/s.sock", 2, "longest-first", "", ""};
   std::vector<GpuSample> samples = {{0.5, {{80, 40, 1000, 2000}, {10, 5, 100, 2000}}}};
   auto doc = nlohmann::json::parse(BatchResultToJson(r, info, samples));
   CHECK(doc["label"] == "cg:2");
   CHECK(doc["workers"] == 2);
+  CHECK(doc["order"] == "longest-first");
   for (const char* key : {"jobs", "succeeded", "crashed", "oom", "not_run", "crash_percent",
                           "makespan_s", "throughput_jobs_per_hour", "mean_turnaround_s", "mean_wait_s"})
     CHECK(doc["summary"].contains(key));

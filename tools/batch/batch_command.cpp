@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "flags.h"
@@ -15,13 +16,15 @@
 #include "job_list.h"
 #include "mix_generator.h"
 #include "report.h"
+#include "run_history.h"
 #include "runner.h"
 
 namespace mgb::batch {
 namespace {
 
 constexpr const char* kUsage = R"(mgb batch --jobs FILE --out FILE [--workers N] [--socket PATH] [--label TEXT]
-            [--logs DIR] [--nvml-period SECONDS] [--no-nvml]
+            [--logs DIR] [--nvml-period SECONDS] [--no-nvml] [--order fifo|longest-first
+            --history RUN.json[,RUN.json...]]
        mgb batch --generate --out FILE [--count N] [--ratio L:S] [--seed N] [--gpu-gib G]
             [--max-gib G] [--bin-dir DIR] [--target-seconds S] [--gpu-fraction F]
             [--calibration FILE]
@@ -30,7 +33,10 @@ Run: starts the jobs of FILE ({"jobs": [{"name", "argv", "memory_bytes", "arriva
 child processes, at most N at once (default 2), FIFO by arrival; records per job queued, started,
 ended, exit status, out-of-memory death and kernel times (MGB_KERNEL_MS lines); writes JSON to
 --out, prints progress and a summary table (makespan, throughput, mean turnaround, crashes).
-Job output goes to --logs (default: OUT.logs/). --socket is exported to jobs as MGB_SOCKET: the
+With --order longest-first, the arrived job that ran longest in the --history runs (earlier
+--out files; the median of its successful runs, matched by command line) starts first, and jobs
+never seen there before all others: the long jobs set the makespan, the short ones fill in beside
+them. Job output goes to --logs (default: OUT.logs/). --socket is exported to jobs as MGB_SOCKET: the
 policy is whatever the mgbd there runs (mgbd --policy mgb|mgb-sm|single|cg:N|memory).
 GPU utilisation is sampled through NVML every --nvml-period seconds (default 0.5) when present
 ($MGB_NVML_LIBRARY overrides libnvidia-ml.so.1), and with it each job's GPU memory (its processes
@@ -73,6 +79,8 @@ constexpr ValuedFlag kValued[] = {
     {"label", "TEXT", "a label recorded in the JSON"},
     {"logs", "DIR", "job output (default OUT.logs/)"},
     {"nvml-period", "SECONDS", "NVML sampling period (default 0.5)"},
+    {"order", "fifo|longest-first", "which arrived job starts next (default fifo)"},
+    {"history", "FILES", "longest-first: earlier runs' --out JSON, comma-separated"},
     {"count", "N", "--generate: jobs (default 16)"},
     {"ratio", "L:S", "--generate: large:small (default 1:1)"},
     {"seed", "N", "--generate: random seed (default 1)"},
@@ -149,6 +157,22 @@ int Run(const Args& args) {
   std::error_code ec;
   std::filesystem::create_directories(options.log_dir, ec);
   if (ec) return args.flags->Fail("--logs " + options.log_dir + ": " + ec.message());
+  const std::string order = Value(args, "--order", "fifo");
+  if (order != "fifo" && order != "longest-first")
+    return args.flags->Fail("--order must be fifo or longest-first, got '" + order + "'");
+  if (order == "longest-first") {
+    if (!args.values.count("--history"))
+      return args.flags->Fail("--order longest-first needs --history RUN.json (an earlier run's --out)");
+    std::vector<std::string> paths;
+    std::stringstream list_text(Value(args, "--history"));
+    for (std::string path; std::getline(list_text, path, ',');)
+      if (!path.empty()) paths.push_back(path);
+    RunHistory history = LoadRunHistory(paths);
+    if (!history.ok()) return args.flags->Fail("--history: " + history.error);
+    options.expected_s = ExpectedRunTimes(list.jobs, history);
+  } else if (args.values.count("--history")) {
+    return args.flags->Fail("--history is used only with --order longest-first");
+  }
   options.progress = &std::cout;
   options.stop = &g_stop;
   std::signal(SIGINT, OnSignal);
@@ -159,6 +183,7 @@ int Run(const Args& args) {
   info.jobs_file = Value(args, "--jobs");
   info.socket = options.socket;
   info.workers = options.workers;
+  info.order = order;
   std::unique_ptr<GpuSampler> sampler;
   if (args.no_nvml) {
     info.gpu_note = "sampling off (--no-nvml)";

@@ -31,6 +31,7 @@ struct RunInfo {
   std::string jobs_file;
   std::string socket;
   int workers = 0;
+  std::string order = "fifo";  // or "longest-first" (from --history)
   std::string gpu_note;  // why there are no GPU samples, if there are none
   std::string per_process_memory;  // why jobs have no memory_samples ("unavailable: ..."), if so
 };

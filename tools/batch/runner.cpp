@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <thread>
@@ -129,11 +130,27 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
     r.queued_s = job.arrival_s;
     result.records.push_back(std::move(r));
   }
-  // Queue order: arrival time, then list order.
-  std::vector<size_t> order(jobs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
+  // Queue order: arrival time, then list order; with expected run times, the arrived job expected
+  // to run longest goes first (one never seen counts as longest: nothing bounds it).
+  std::vector<size_t> queue(jobs.size());
+  std::iota(queue.begin(), queue.end(), 0);
+  std::stable_sort(queue.begin(), queue.end(),
                    [&](size_t a, size_t b) { return jobs[a].arrival_s < jobs[b].arrival_s; });
+  const bool longest_first = options.expected_s.size() == jobs.size();
+  auto expected = [&](size_t job) {
+    double e = options.expected_s[job];
+    return e < 0 ? std::numeric_limits<double>::infinity() : e;
+  };
+  // The position in `queue` of the job to start now, or queue.size() when none has arrived.
+  auto next_job = [&](double now) {
+    size_t best = queue.size();
+    for (size_t k = 0; k < queue.size() && jobs[queue[k]].arrival_s <= now; ++k) {
+      if (best == queue.size()) best = k;
+      if (!longest_first) break;
+      if (expected(queue[k]) > expected(queue[best])) best = k;
+    }
+    return best;
+  };
 
   // Set once here, inherited by every job (nothing but async-signal-safe calls after fork).
   if (!options.socket.empty()) setenv("MGB_SOCKET", options.socket.c_str(), 1);
@@ -142,10 +159,10 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
   if (options.watcher) options.watcher->BatchStarted(start);
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   std::vector<std::pair<pid_t, size_t>> running;  // pid, record index
-  size_t next = 0, done = 0, crashed = 0;
+  size_t started = 0, done = 0, crashed = 0;
   const int workers = std::max(1, options.workers);
 
-  while (next < order.size() || !running.empty()) {
+  while (!queue.empty() || !running.empty()) {
     if (options.stop && *options.stop) {
       result.interrupted = true;
       for (auto& [pid, index] : running) kill(-pid, SIGTERM);
@@ -159,12 +176,15 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
       Report(options, elapsed(), "interrupted: running jobs were stopped, queued jobs not started");
       break;
     }
-    while (running.size() < size_t(workers) && next < order.size() &&
-           jobs[order[next]].arrival_s <= elapsed()) {
-      JobRecord& r = result.records[order[next]];
+    while (running.size() < size_t(workers)) {
+      const size_t position = next_job(elapsed());
+      if (position == queue.size()) break;
+      const size_t index = queue[position];
+      queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(position));
+      JobRecord& r = result.records[index];
       r.started_s = elapsed();
       pid_t pid = Launch(r, options);
-      ++next;
+      ++started;
       if (pid < 0) {  // fork failed: the job counts as crashed
         r.ended_s = r.started_s;
         r.crashed = true;
@@ -174,10 +194,10 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
         continue;
       }
       setpgid(pid, pid);  // also here: no race with the child's own setpgid
-      running.emplace_back(pid, order[next - 1]);
-      if (options.watcher) options.watcher->JobStarted(order[next - 1], pid);
+      running.emplace_back(pid, index);
+      if (options.watcher) options.watcher->JobStarted(index, pid);
       Report(options, r.started_s,
-             "start " + r.job.name + " (" + std::to_string(next) + "/" + std::to_string(jobs.size()) +
+             "start " + r.job.name + " (" + std::to_string(started) + "/" + std::to_string(jobs.size()) +
                  " started, " + std::to_string(running.size()) + " running)");
     }
     for (size_t i = 0; i < running.size();) {

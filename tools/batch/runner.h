@@ -1,5 +1,6 @@
 // Runs a job list as child processes with N worker slots: each slot takes the next queued job
-// whose arrival time has come (FIFO), and each finished job is recorded with its times, exit,
+// whose arrival time has come (FIFO, or the longest expected first when run times are known from
+// earlier runs: run_history.h), and each finished job is recorded with its times, exit,
 // out-of-memory death and kernel times. Where jobs go is decided elsewhere: they are
 // mgb-nvcc-built programs and ask the mgbd at MGB_SOCKET, whatever policy it runs.
 #ifndef MGB_TOOLS_BATCH_RUNNER_H
@@ -37,6 +38,9 @@ struct RunnerOptions {
   std::ostream* progress = nullptr;                // one line per start/end when set
   const volatile std::sig_atomic_t* stop = nullptr;  // when it turns non-zero: kill jobs, return
   JobWatcher* watcher = nullptr;                    // told of starts and ends when set
+  // One expected run time per job (seconds, -1 = unknown): when given, the arrived job expected
+  // to run longest starts first, unknown ones before known ones; empty: FIFO.
+  std::vector<double> expected_s;
 };
 
 // GPU memory held by a job's processes (summed over GPUs) at a time since the batch start.

@@ -1,0 +1,3 @@
+// See ../one/config.h.
+#pragma once
+#define TWO_OFFSET 5

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# scripts/paper/paper-mix.sh without a GPU: from a fake bundle (the .wl as GPU-Sched ships it,
+# with its authors' /home paths) and inputs already there, it must write each build's job list
+# with our programs and data, each job in its own directory (or all in one with --dirs shared),
+# and the distinct command lines once each for the solo runs. No run is made (--runs "").
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+b="$tmp/bundle"; mkdir -p "$b"/{nvcc,mgb,gpusched/bin,tools} "$tmp/bin"
+P=/home/cc/GPU-Sched/Benchmarks/rodinia_cuda_3.1
+cat >"$b/p100_50_16jobs_0.wl" <<WL
+$P/cuda/srad/srad_v2/srad 8192 8192 0 127 0 127 0.5 2
+$P/cuda/bfs/bfs $P/data/bfs/inputGen/graph32M.txt
+$P/cuda/srad/srad_v1/srad 100 0.5 20000 20000
+$P/cuda/dwt2d/dwt2d $P/data/dwt2d/rgb.bmp -d 8192x8192 -f -5 -l 3
+$P/cuda/srad/srad_v1/srad 100 0.5 20000 20000
+$P/cuda/nw/needle 32768 10
+WL
+printf '#!/bin/sh\n' >"$tmp/bin/mgbd"; chmod +x "$tmp/bin/mgbd"
+work="$tmp/work"; mkdir -p "$work/data"/{srad,bfs,dwt2d}
+for f in srad/image.pgm bfs/graph32M.txt dwt2d/rgb.bmp; do echo x >"$work/data/$f"; done
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+PAPER_WORK="$work" bash "$repo/scripts/paper/paper-mix.sh" --bundle "$b" --mgb-bin "$tmp/bin" \
+  --runs "" --out "$tmp/out" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "paper-mix.sh failed"; }
+python3 - "$work/lists" "$b" "$work" <<'PY'
+import json, sys
+lists, bundle, work = sys.argv[1:4]
+mgb = json.load(open(f"{lists}/mgb.json"))["jobs"]
+assert len(mgb) == 6, len(mgb)
+assert mgb[1]["argv"] == [f"{bundle}/tools/in-dir.sh", f"{work}/jobs/01/b", f"{bundle}/mgb/bfs",
+                          f"{work}/data/bfs/graph32M.txt"], mgb[1]["argv"]
+assert mgb[3]["argv"][2:4] == [f"{bundle}/mgb/dwt2d", f"{work}/data/dwt2d/rgb.bmp"], mgb[3]["argv"]
+assert [j["name"] for j in mgb][:3] == ["00-srad_v2", "01-bfs", "02-srad_v1"]
+gs = open(f"{lists}/gpusched.wl").read().splitlines()
+assert gs[5].split()[2:] == [f"{bundle}/gpusched/bin/needle", "32768", "10"], gs[5]
+solo = json.load(open(f"{lists}/nvcc-solo.json"))["jobs"]
+assert len(solo) == 5, [j["name"] for j in solo]  # srad_v1 20000 twice in the mix, once solo
+assert all("/home/" not in a for j in mgb for a in j["argv"])
+PY
+PAPER_WORK="$work" bash "$repo/scripts/paper/paper-mix.sh" --dirs shared --bundle "$b" \
+  --mgb-bin "$tmp/bin" --runs "" --out "$tmp/out" >"$tmp/log" 2>&1 || fail "--dirs shared failed"
+first=$(head -1 "$work/lists/nvcc.wl")
+[[ "$first" == "$b/nvcc/srad_v2 8192 8192 0 127 0 127 0.5 2" ]] || fail "shared: first job is '$first'"
+if bash "$repo/scripts/paper/paper-mix.sh" --dirs mine --bundle "$b" --mgb-bin "$tmp/bin" 2>"$tmp/err"; then
+  fail "--dirs mine was accepted"
+fi
+grep -q -- "--dirs must be own or shared" "$tmp/err" || fail "no message for a bad --dirs: $(cat "$tmp/err")"
+echo "paper-mix job lists: PASS"
