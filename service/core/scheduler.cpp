@@ -1,5 +1,6 @@
-// Scheduler state changes: sessions, tasks, the wait queue and the accounting behind Available().
-// Which GPU a task gets is decided in placement.cpp.
+// Scheduler state changes: sessions, tasks and the accounting behind Available(). Which GPU a task
+// gets is decided in placement.cpp, the wait queue (backfill and the head's shadow) is
+// wait_queue.cpp, grow liveness grow_liveness.cpp.
 #include "mgb/core/scheduler.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "saturating.h"
 
 namespace mgb::core {
 
@@ -22,13 +24,6 @@ const char *CancelReasonName(CancelReason reason) {
   }
   return "unknown";
 }
-namespace {
-
-uint64_t SaturatingSub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
-uint64_t Unallocated(uint64_t memory, uint64_t allocated) { return SaturatingSub(memory, allocated); }
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(std::vector<GpuSpec> gpus,
                                                              Options options, EventSink *sink) {
   if (gpus.empty()) return absl::InvalidArgumentError("gpus: at least one GPU is needed");
@@ -586,245 +581,6 @@ void Scheduler::UpdateDeviceMemory(int gpu, uint64_t free_bytes, uint64_t used_b
   gpus_[gpu].nvml_used = used_bytes;
   gpus_[gpu].nvml_read = now;
   RetryWaiting(now);
-}
-
-// ---- the wait queue -------------------------------------------------------------------------
-
-void Scheduler::RetryWaiting(Micros now) {
-  RetryGrows(now);
-  PlaceWaitingTasks(now);
-  // Placements may charge contexts. Failing a grow frees nothing: no retry is needed after it.
-  FailHopelessGrows(now);
-}
-
-void Scheduler::PlaceWaitingTasks(Micros now) {
-  if (now < hold_until_) return;  // restored tasks first (HoldNewTasksUntil)
-  head_gpu_ = -1;
-  head_task_ = 0;
-  std::vector<bool> excluded(gpus_.size(), false);
-  // FIFO from the front until the first task that cannot be placed: the head, which reserves.
-  uint64_t head_seq = 0;
-  for (auto it = waiting_.begin(); it != waiting_.end();) {
-    const TaskId id = it->second;
-    Task &t = tasks_.at(id);
-    Fit fit = Choose(sessions_.at(t.session), t, excluded);
-    if (fit.gpu >= 0) {
-      ++it;  // Place dequeues t
-      Place(id, t, std::move(fit), now);
-      continue;
-    }
-    if (t.reserved_gpu < 0) t.reserved_gpu = ChooseReservation(t);
-    head_gpu_ = t.reserved_gpu;
-    head_task_ = id;
-    excluded[head_gpu_] = true;
-    head_seq = it->first;
-    break;
-  }
-  if (head_gpu_ < 0) return;
-  // Backfilling on the other GPUs and in the head's shadow, FIFO among the tasks that could fit
-  // there. Placing only shrinks the room, so a task skipped (or refused) once stays unplaceable
-  // during this pass.
-  Shadow shadow = ShadowOfHead();
-  if (gpus_.size() == 1 && shadow.gpu < 0) return;
-  OpenRoom room = RoomForUnpinned(excluded, shadow);
-  WaitingIndex::Entry next{head_seq, 0};
-  while (NextCandidate(next.seq, room, next)) {
-    Task &t = tasks_.at(next.id);
-    Fit fit = ChooseBehindHead(sessions_.at(t.session), t, excluded, shadow);
-    if (fit.gpu >= 0) {
-      if (fit.gpu == shadow.gpu) TakeShadow(shadow, t);
-      Place(next.id, t, std::move(fit), now);
-      room = RoomForUnpinned(excluded, shadow);
-    }
-  }
-}
-
-Scheduler::Shadow Scheduler::ShadowOfHead() const {
-  Shadow shadow;
-  const PolicyKind kind = options_.policy.kind;
-  if (head_task_ == 0 || (kind != PolicyKind::kMgb && kind != PolicyKind::kMemory)) return shadow;
-  const Task &head = tasks_.at(head_task_);
-  const GpuState &g = gpus_[head.reserved_gpu];
-  // What the GPU must hold once every task older than the head has ended: the head with its
-  // session's context, and every task placed there after the head began with theirs.
-  shadow.gpu = head.reserved_gpu;
-  shadow.capacity = g.spec.memory_bytes;
-  shadow.sessions.push_back(head.session);
-  shadow.held = head.memory + options_.context_reserve_bytes;
-  for (auto it = g.placed.upper_bound(head_task_); it != g.placed.end(); ++it) {
-    TakeShadow(shadow, tasks_.at(*it));
-  }
-  return shadow;
-}
-
-uint64_t Scheduler::ShadowCost(const Shadow &shadow, const Task &t) const {
-  const bool charged = std::ranges::find(shadow.sessions, t.session) != shadow.sessions.end();
-  return t.memory + (charged ? 0 : options_.context_reserve_bytes);
-}
-
-void Scheduler::TakeShadow(Shadow &shadow, const Task &t) const {
-  shadow.held += ShadowCost(shadow, t);
-  if (std::ranges::find(shadow.sessions, t.session) == shadow.sessions.end()) {
-    shadow.sessions.push_back(t.session);
-  }
-}
-
-Scheduler::Fit Scheduler::ChooseBehindHead(const Session &s, const Task &t,
-                                           const std::vector<bool> &excluded,
-                                           const Shadow &shadow) const {
-  Fit fit = Choose(s, t, excluded);
-  if (fit.gpu >= 0 || shadow.gpu < 0) return fit;
-  if (FitsMemory(s, shadow.gpu, t.memory) && shadow.held + ShadowCost(shadow, t) <= shadow.capacity) {
-    return Fit{shadow.gpu, {}};
-  }
-  return Fit{};
-}
-
-bool Scheduler::NextCandidate(uint64_t after_seq, const OpenRoom &room,
-                              WaitingIndex::Entry &next) const {
-  std::optional<WaitingIndex::Entry> unpinned;
-  if (room.open) unpinned = waiting_index_.FirstAfter(after_seq, room.limits);
-  auto pinned = waiting_pinned_.upper_bound(after_seq);
-  if (pinned != waiting_pinned_.end() && (!unpinned || pinned->first < unpinned->seq)) {
-    next = WaitingIndex::Entry{pinned->first, pinned->second};
-    return true;
-  }
-  if (!unpinned) return false;
-  next = *unpinned;
-  return true;
-}
-
-Scheduler::OpenRoom Scheduler::RoomForUnpinned(const std::vector<bool> &excluded,
-                                                 const Shadow &shadow) const {
-  const PolicyKind kind = options_.policy.kind;
-  OpenRoom room;
-  if (shadow.gpu >= 0) {
-    room.open = true;
-    room.limits[0] = std::min(RoomForTasks(gpus_[shadow.gpu]), SaturatingSub(shadow.capacity, shadow.held));
-  }
-  for (int g = 0; g < gpu_count(); ++g) {
-    const GpuState &gpu = gpus_[g];
-    if (excluded[g]) continue;
-    if (kind == PolicyKind::kSingle && gpu.pinned_sessions > 0) continue;
-    if (kind == PolicyKind::kCoreToGpu && gpu.pinned_sessions >= options_.policy.sessions_per_gpu) {
-      continue;
-    }
-    room.open = true;
-    room.limits[0] = std::max(room.limits[0], RoomForTasks(gpu));
-    room.limits[1] = std::max(room.limits[1], SaturatingSub(gpu.spec.warp_capacity(), gpu.warps));
-  }
-  constexpr uint64_t kAny = std::numeric_limits<uint64_t>::max();
-  if (kind == PolicyKind::kCoreToGpu) room.limits[0] = kAny;  // memory-blind
-  if (kind != PolicyKind::kMgbSm) room.limits[1] = kAny;      // only mgb-sm counts warps as hard
-  return room;
-}
-
-void Scheduler::RetryGrows(Micros now) {
-  // FIFO per GPU: a blocked grow holds back later grows on the same GPU only.
-  if (growing_.empty()) return;
-  std::vector<bool> blocked(gpus_.size(), false);
-  for (auto it = growing_.begin(); it != growing_.end();) {
-    const TaskId id = it->second;
-    Task &t = tasks_.at(id);
-    GpuState &g = gpus_[t.gpu];
-    if (blocked[t.gpu] || (options_.policy.kind != PolicyKind::kCoreToGpu &&
-                           Available(g) < t.grow_extra)) {
-      blocked[t.gpu] = true;
-      ++it;
-      continue;
-    }
-    ++it;  // DropGrow erases the entry it was on
-    const uint64_t extra = t.grow_extra;
-    DropGrow(id, t);
-    ApplyGrow(id, t, extra, now);
-  }
-}
-
-void Scheduler::ApplyGrow(TaskId id, Task &t, uint64_t extra, Micros now) {
-  GpuState &g = gpus_[t.gpu];
-  g.last_change = now;
-  g.reserved += extra;
-  g.unallocated -= Unallocated(t.memory, t.allocated);
-  t.memory += extra;
-  g.unallocated += Unallocated(t.memory, t.allocated);
-  Event grown = TaskEvent(EventKind::kTaskGrown, id, t, now);
-  grown.grow_bytes = extra;
-  Emit(grown);
-}
-
-// ---- grow liveness (scheduler.h, docs/service.md "Grow liveness") ---------------------------
-
-std::vector<Scheduler::GrowQueue> Scheduler::GrowQueues() const {
-  std::vector<GrowQueue> queues(gpus_.size());
-  for (const auto &[seq, id] : growing_) {  // FIFO: the first seen on a GPU is its oldest
-    const Task &t = tasks_.at(id);
-    GrowQueue &q = queues[t.gpu];
-    q.held += t.memory;
-    if (q.oldest_extra == 0) q.oldest_extra = t.grow_extra;
-    q.youngest = id;
-  }
-  return queues;
-}
-
-// mgbd's own accounting, and NVML's view only once it has settled on this GPU (Options): NVML
-// lags usage reports and ended processes, so a fresh reading could fail a grow that would be
-// granted; a settled one shows memory the accounting cannot (contexts past their reserve,
-// allocation rounding, programs outside mgbd), without which grows that fit by the accounting
-// alone could wait for each other forever.
-uint64_t Scheduler::RoomForGrows(int gpu, uint64_t held) const {
-  const GpuState &g = gpus_[gpu];
-  const uint64_t by_accounting =
-      SaturatingSub(g.spec.memory_bytes, g.contexts * options_.context_reserve_bytes + held);
-  const bool nvml_settled =
-      g.spec.has_nvml && g.nvml_read >= g.last_change + options_.nvml_settle_us;
-  if (!nvml_settled) return by_accounting;
-  // Each task not waiting to grow, ending, would raise both terms of Available by its reservation.
-  return std::min(by_accounting, Available(g) + SaturatingSub(g.reserved, held));
-}
-
-void Scheduler::FailHopelessGrows(Micros now) {
-  if (growing_.empty() || options_.policy.kind == PolicyKind::kCoreToGpu) return;
-  // Each failure takes the youngest grow's task out of the held sum; recount until none is hopeless.
-  for (bool failed = true; failed && !growing_.empty();) {
-    failed = false;
-    const std::vector<GrowQueue> queues = GrowQueues();
-    for (int gpu = 0; gpu < gpu_count(); ++gpu) {
-      const GrowQueue &q = queues[gpu];
-      if (q.oldest_extra == 0 || RoomForGrows(gpu, q.held) >= q.oldest_extra) continue;
-      Task &t = tasks_.at(q.youngest);
-      Event e = GrowEvent(EventKind::kTaskCancelled, q.youngest, t, now);
-      e.reason = CancelReason::kNoRoom;
-      DropGrow(q.youngest, t);
-      Emit(e);
-      failed = true;
-    }
-  }
-}
-
-std::string Scheduler::NoRoomMessage(TaskId id, int gpu, uint64_t memory, uint64_t extra) const {
-  return absl::StrCat("task ", id, " cannot grow by ", extra, " bytes on GPU ", gpu, " (",
-                      gpus_[gpu].spec.name, ", ", gpus_[gpu].spec.memory_bytes,
-                      " bytes): it holds ", memory,
-                      " bytes, and even if every task there not waiting to grow ended, the tasks "
-                      "waiting to grow would not have room (each holds memory another needs); the "
-                      "youngest waiting grow fails");
-}
-
-absl::Status Scheduler::CancelStatus(const Event &e) const {
-  switch (e.reason) {
-    case CancelReason::kDeadline:
-      return absl::DeadlineExceededError(e.is_grow
-                                             ? "deadline_unix_ms: the GPU had no room for the grow in time"
-                                             : "deadline_unix_ms: no GPU had room in time");
-    case CancelReason::kSessionClosed:
-      return absl::CancelledError("session_id: the session ended");
-    case CancelReason::kNoRoom:
-      return absl::ResourceExhaustedError(NoRoomMessage(e.task, e.gpu, e.memory_bytes, e.grow_bytes));
-    case CancelReason::kNone:
-    case CancelReason::kCancelled:
-      break;
-  }
-  return absl::CancelledError("cancelled");
 }
 
 // ---- accounting -----------------------------------------------------------------------------
