@@ -15,6 +15,7 @@ usage: scripts/paper/paper-mix.sh --bundle DIR --mgb-bin DIR [--runs "RUN ..."] 
 --runs "..."   in order (default "bound gpusched@10 mgb@16"):
                  bound          srad_v1 100 0.5 20000 20000 (the mix's longest job) alone, as
                                 written: the makespan's lower bound
+                 bound-busy     the same beside 15 processes that only spin
                  solo           every distinct job of the mix alone, as written, one after
                                 another (one job at a time: the single-assignment baseline)
                  gpusched@N     GPU-Sched's scheduler (policy mgb_basic, the paper's Algorithm 3)
@@ -167,6 +168,22 @@ run_solo() {
   echo "solo $(grep -E '^summary' "$R/solo.log" | tail -1)" >>"$SUMMARY"
 }
 
+# The bound's job beside 15 processes that only spin (no memory, no I/O, no GPU): how much of the
+# mix's slowdown of it is plain CPU contention.
+run_bound_busy() {
+  clean_outputs
+  local spinners=() t0 t1 rc=0 i
+  for i in $(seq 15); do sh -c 'while :; do :; done' & spinners+=($!); done
+  t0=$(date +%s.%N)
+  (cd "$WORK/run/a/b" && timeout "$RUN_TIMEOUT" "$BUNDLE/nvcc/srad_v1" 100 0.5 20000 20000) \
+    >"$R/bound-busy.log" 2>&1 || rc=$?
+  t1=$(date +%s.%N)
+  kill "${spinners[@]}" 2>/dev/null; wait "${spinners[@]}" 2>/dev/null
+  local s; s=$(python3 -c "print(f'{$t1-$t0:.1f}')")
+  log "bound-busy: srad_v1 20000x20000 beside 15 spinning processes: $s s, exit $rc"
+  echo "bound-busy makespan_s=$s exit=$rc" >>"$SUMMARY"
+}
+
 # Two srad_v1 20000x20000 (as written) at once, alone on the machine: "same" in one working
 # directory (they write one image_out.pgm, as every srad_v1 of the mix does), "own" in two.
 run_pair() {  # $1 same|own
@@ -257,6 +274,7 @@ PY
 for r in $RUNS; do
   case "$r" in
     bound) run_bound ;;
+    bound-busy) run_bound_busy ;;
     solo) run_solo ;;
     gpusched@*) run_gpusched "${r#*@}" ;;
     mgb@*) run_mgb mgb "${r#*@}" ;;
