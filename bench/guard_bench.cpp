@@ -36,7 +36,8 @@ double TimePairs(GuardedDriver &driver, int pairs, int threads) {
     });
   }
   for (auto &w : workers) w.join();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return seconds / (double(pairs) * threads) * 1e9;
 }
 
@@ -50,14 +51,16 @@ int main(int argc, char **argv) {
   real.mem_free = InstantFree;
   LedgerCounters counters;
   counters.reserved = uint64_t{1} << 62;  // never grows: the common case
-  GuardBudget budget(counters, [](uint64_t) { return GrowAnswer{}; }, false);
+  GuardBudget budget(
+      counters, [](uint64_t) { return GrowAnswer{}; }, false);
   GuardedDriver plain(real, nullptr), guarded(real, &budget);
   for (int round = 0; round < 3; ++round) {
     const double bare = TimePairs(plain, pairs, threads);
     const double counted = TimePairs(guarded, pairs, threads);
-    std::printf("round %d, %d thread(s): driver alone %.1f ns, with the guard %.1f ns per "
-                "allocation+free pair: the guard adds %.1f ns\n",
-                round + 1, threads, bare, counted, counted - bare);
+    std::printf(
+        "round %d, %d thread(s): driver alone %.1f ns, with the guard %.1f ns per "
+        "allocation+free pair: the guard adds %.1f ns\n",
+        round + 1, threads, bare, counted, counted - bare);
   }
   return 0;
 }

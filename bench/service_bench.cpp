@@ -104,7 +104,8 @@ void BenchCoreLongQueue() {
   std::vector<mgb::core::TaskId> small;
   // One large task per GPU (fewest warps spreads them), then one 2 GB task on each: all full.
   for (int g = 0; g < 64; ++g) (void)s->TaskBegin(session, Request(kH200 - 2 * kGiB, 1), 0);
-  for (int g = 0; g < 64; ++g) small.push_back(s->TaskBegin(session, Request(2 * kGiB, 1), 0)->task);
+  for (int g = 0; g < 64; ++g)
+    small.push_back(s->TaskBegin(session, Request(2 * kGiB, 1), 0)->task);
   for (int i = 0; i < 10000; ++i) (void)s->TaskBegin(session, Request(100 * kGiB, 1), 0);
   // Each event frees 2 GB and takes it again: no waiter fits, the queue is 10,000 long.
   const int events = 20000;
@@ -138,8 +139,8 @@ struct Mgbd {
     }
     out << "]}";
     out.close();
-    std::vector<std::string> args = {binary, "--socket", socket, "--gpus", config,
-                                     "--context-reserve", "0"};
+    std::vector<std::string> args = {binary, "--socket",          socket, "--gpus",
+                                     config, "--context-reserve", "0"};
     std::vector<char *> argv;
     for (auto &a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -147,7 +148,8 @@ struct Mgbd {
       std::fprintf(stderr, "cannot start %s\n", binary.c_str());
       std::exit(1);
     }
-    for (int i = 0; i < 500 && !mgb::Client::StatusAt(socket, std::chrono::milliseconds(50)).ok(); ++i) {
+    for (int i = 0; i < 500 && !mgb::Client::StatusAt(socket, std::chrono::milliseconds(50)).ok();
+         ++i) {
     }
   }
   long RssKiB() const {
@@ -181,7 +183,9 @@ struct Mgbd {
 double OwnCpuMicros() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  auto us = [](const timeval &t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
+  auto us = [](const timeval &t) {
+    return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec);
+  };
   return us(usage.ru_utime) + us(usage.ru_stime);
 }
 
@@ -202,7 +206,8 @@ RoundTrips BenchRoundTrip(const std::string &mgbd_binary, int clients, int itera
   Mgbd mgbd(mgbd_binary, 4);
   std::vector<std::vector<double>> latencies(clients);
   std::vector<std::unique_ptr<mgb::Client>> connected(clients);
-  for (auto &client : connected) client = std::move(*mgb::Client::Connect(mgbd.socket, getpid(), "bench"));
+  for (auto &client : connected)
+    client = std::move(*mgb::Client::Connect(mgbd.socket, getpid(), "bench"));
   std::atomic<int> ready{0};
   std::atomic<bool> go{false};
   std::vector<std::thread> threads;
@@ -238,11 +243,11 @@ RoundTrips BenchRoundTrip(const std::string &mgbd_binary, int clients, int itera
   r.decisions_per_s = decisions / secs;
   r.mgbd_cpu_us = (mgbd.CpuMicros() - mgbd_cpu) / decisions;
   r.client_cpu_us = (OwnCpuMicros() - own_cpu) / decisions;
-  std::printf("%s %s %2d client%s: decision p50 %.0f us, p99 %.0f us; %zu decisions in %.2f s = "
-              "%.0f decisions/s; CPU per decision: mgbd %.1f us, clients %.1f us\n",
-              Transport(), end_waits ? "end-waits" : "end-async", clients, clients == 1 ? " " : "s", r.p50_us,
-              r.p99_us, all.size(), secs,
-              r.decisions_per_s, r.mgbd_cpu_us, r.client_cpu_us);
+  std::printf(
+      "%s %s %2d client%s: decision p50 %.0f us, p99 %.0f us; %zu decisions in %.2f s = "
+      "%.0f decisions/s; CPU per decision: mgbd %.1f us, clients %.1f us\n",
+      Transport(), end_waits ? "end-waits" : "end-async", clients, clients == 1 ? " " : "s",
+      r.p50_us, r.p99_us, all.size(), secs, r.decisions_per_s, r.mgbd_cpu_us, r.client_cpu_us);
   return r;
 }
 
@@ -266,10 +271,11 @@ void BenchGrpcFloor(const std::string &mgbd_binary, int iterations) {
     latencies.push_back(Micros(Clock::now() - t0));
   }
   const double n = static_cast<double>(iterations);
-  std::printf("grpc floor  1 client : empty unary call p50 %.0f us, p99 %.0f us; CPU per call: "
-              "mgbd %.1f us, client %.1f us\n",
-              Percentile(latencies, 0.5), Percentile(latencies, 0.99),
-              (mgbd.CpuMicros() - mgbd_cpu) / n, (OwnCpuMicros() - own_cpu) / n);
+  std::printf(
+      "grpc floor  1 client : empty unary call p50 %.0f us, p99 %.0f us; CPU per call: "
+      "mgbd %.1f us, client %.1f us\n",
+      Percentile(latencies, 0.5), Percentile(latencies, 0.99), (mgbd.CpuMicros() - mgbd_cpu) / n,
+      (OwnCpuMicros() - own_cpu) / n);
 }
 
 double Median(std::vector<double> v) { return Percentile(std::move(v), 0.5); }
@@ -287,13 +293,13 @@ void BenchRoundTrips(const std::string &mgbd_binary, int clients, int iterations
     mgbd_cpu.push_back(r.mgbd_cpu_us);
     client_cpu.push_back(r.client_cpu_us);
   }
-  std::printf("%s %s %2d client%s over %d runs (min / median): p50 %.0f / %.0f us, p99 %.0f / %.0f "
-              "us; decisions/s (max / median) %.0f / %.0f; CPU per decision mgbd %.1f / %.1f us, "
-              "clients %.1f / %.1f us\n",
-              Transport(), end_waits ? "end-waits" : "end-async", clients, clients == 1 ? " " : "s", repeats,
-              Min(p50), Median(p50), Min(p99),
-              Median(p99), Max(rate), Median(rate), Min(mgbd_cpu), Median(mgbd_cpu),
-              Min(client_cpu), Median(client_cpu));
+  std::printf(
+      "%s %s %2d client%s over %d runs (min / median): p50 %.0f / %.0f us, p99 %.0f / %.0f "
+      "us; decisions/s (max / median) %.0f / %.0f; CPU per decision mgbd %.1f / %.1f us, "
+      "clients %.1f / %.1f us\n",
+      Transport(), end_waits ? "end-waits" : "end-async", clients, clients == 1 ? " " : "s",
+      repeats, Min(p50), Median(p50), Min(p99), Median(p99), Max(rate), Median(rate), Min(mgbd_cpu),
+      Median(mgbd_cpu), Min(client_cpu), Median(client_cpu));
 }
 
 void BenchWaiting(const std::string &mgbd_binary, int waiting) {
@@ -343,9 +349,10 @@ void BenchWaiting(const std::string &mgbd_binary, int waiting) {
   std::unique_lock<std::mutex> lock(mu);
   cv.wait(lock, [&] { return answered == waiting; });
   const double secs = Seconds(Clock::now() - start);
-  std::printf("waiting %d parked TaskBegins: mgbd RSS %ld -> %ld KiB = %.1f KiB per waiting task; "
-              "one release answered all in %.3f s (%d failed)\n",
-              waiting, before, after, static_cast<double>(after - before) / waiting, secs, failed);
+  std::printf(
+      "waiting %d parked TaskBegins: mgbd RSS %ld -> %ld KiB = %.1f KiB per waiting task; "
+      "one release answered all in %.3f s (%d failed)\n",
+      waiting, before, after, static_cast<double>(after - before) / waiting, secs, failed);
 }
 
 }  // namespace
@@ -360,7 +367,8 @@ int main(int argc, char **argv) {
       "Measures the scheduler core and mgbd (over its Unix socket); see docs/service.md.");
   flags.String("mgbd", &mgbd, "the mgbd binary to start (default: the one built beside this)");
   flags.Int("iterations", &iterations, "round trips per client for 1 client (64 clients: /16)");
-  flags.Int("repeats", &repeats, "runs of each gRPC setting, summarised as min / median (default 3)");
+  flags.Int("repeats", &repeats,
+            "runs of each gRPC setting, summarised as min / median (default 3)");
   flags.String("only", &only, "run one group: core, queue, grpc or waiting");
   if (auto code = flags.Parse(argc, argv, nullptr)) return *code;
   if (iterations < 16) return flags.Fail("--iterations must be >= 16");

@@ -67,7 +67,8 @@ void ApiCallRenamer::run(const MatchFinder::MatchResult &result) {
   // CUDA's cudaLaunchKernel<T>(const T *func, ...) takes the kernel itself; mgb's takes a pointer.
   if (name == "cudaLaunchKernel" && (isTemplateOverload || isa<UnresolvedLookupExpr>(callee)) &&
       call->getNumArgs() > 0)
-    if (auto r = editableRange(call->getArg(0)->getSourceRange(), SM, result.Context->getLangOpts()))
+    if (auto r =
+            editableRange(call->getArg(0)->getSourceRange(), SM, result.Context->getLangOpts()))
       edits_.insert(r->getBegin(), "(const void *)", SM);
 }
 

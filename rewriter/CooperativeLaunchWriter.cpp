@@ -65,7 +65,8 @@ void CooperativeLaunchWriter::run(const MatchFinder::MatchResult &result) {
   const LangOptions &LO = result.Context->getLangOpts();
   const FunctionDecl *FD = call->getDirectCallee();
   SourceLocation at = SM.getExpansionLoc(call->getBeginLoc());
-  if (!isCudaRuntimeDecl(templatePattern(FD)) || SM.isInSystemHeader(at) || !edits_.isEditable(at, SM))
+  if (!isCudaRuntimeDecl(templatePattern(FD)) || SM.isInSystemHeader(at) ||
+      !edits_.isEditable(at, SM))
     return;
   const Expr *args = call->getArg(3);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(args->IgnoreParenImpCasts());

@@ -146,9 +146,9 @@ llvm::StringRef cudaLibraryOf(const clang::Decl *D) {
   llvm::StringRef path = SM.getFilename(loc);
   llvm::StringRef file = llvm::sys::path::filename(path);
   static const std::pair<const char *, const char *> libraries[] = {
-      {"cublas", "cuBLAS"},     {"cufft", "cuFFT"}, {"curand", "cuRAND"}, {"cusparse", "cuSPARSE"},
-      {"cusolver", "cuSOLVER"}, {"cudnn", "cuDNN"}, {"nccl", "NCCL"},     {"nvjpeg", "nvJPEG"},
-      {"npp", "NPP"}};
+      {"cublas", "cuBLAS"},     {"cufft", "cuFFT"},       {"curand", "cuRAND"},
+      {"cusparse", "cuSPARSE"}, {"cusolver", "cuSOLVER"}, {"cudnn", "cuDNN"},
+      {"nccl", "NCCL"},         {"nvjpeg", "nvJPEG"},     {"npp", "NPP"}};
   for (const auto &[prefix, name] : libraries)
     if (file.starts_with(prefix))
       return name;

@@ -23,8 +23,7 @@ public:
 
   // Both return false (and do nothing) when the location is not in an editable file.
   bool insert(clang::SourceLocation loc, llvm::StringRef text, const clang::SourceManager &SM);
-  bool replace(clang::CharSourceRange range, llvm::StringRef text,
-               const clang::SourceManager &SM);
+  bool replace(clang::CharSourceRange range, llvm::StringRef text, const clang::SourceManager &SM);
 
   // Files with at least one edit, and the edits as clang Replacements.
   std::vector<std::string> files() const;

@@ -114,10 +114,17 @@ std::vector<std::string> parseArguments(ParseLanguage language) {
   } else {
     // A host source that calls the CUDA runtime (darknet's cuda.c), compiled by gcc/g++ with
     // the toolkit's include directory: parsed as that language, not as CUDA.
-    args = {"-x", language == ParseLanguage::C ? "c" : "c++",
-            "-resource-dir=" MGB_CLANG_RESOURCE_DIR, "-isystem", MGB_SHIM_DIR,
-            "-isystem", MGB_CUDA_PATH "/include", "-isystem", MGB_CUDA_PATH "/include/cccl",
-            "-include", MGB_SHIM_DIR "/mgb_removed_cuda_api.h"};
+    args = {"-x",
+            language == ParseLanguage::C ? "c" : "c++",
+            "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
+            "-isystem",
+            MGB_SHIM_DIR,
+            "-isystem",
+            MGB_CUDA_PATH "/include",
+            "-isystem",
+            MGB_CUDA_PATH "/include/cccl",
+            "-include",
+            MGB_SHIM_DIR "/mgb_removed_cuda_api.h"};
   }
   // Rewritten sources include <mgb/mgb.h>: rewriting them again must parse.
   args.push_back("-idirafter");
@@ -141,7 +148,7 @@ tooling::ArgumentsAdjuster cudaArgumentsAdjuster() {
     out.push_back(args.front());
     for (const std::string &flag : parseArguments(languageOf(args, file)))
       out.push_back(flag);
-    static const char *withValue[] = {"-I",       "-D",      "-U",       "-isystem",
+    static const char *withValue[] = {"-I",       "-D",      "-U",         "-isystem",
                                       "-include", "-iquote", "-idirafter", "-imacros"};
     static const char *sourceExts[] = {".cu", ".cpp", ".cc", ".cxx", ".c", ".C"};
     for (size_t i = 1; i < args.size(); ++i) {
@@ -206,7 +213,10 @@ std::string insertInclude(llvm::StringRef content, const std::set<std::string> &
   for (const std::string &name : fallbacks) {
     std::string def = "#define " + name + " " + replacementName(name) + "\n";
     if (!content.starts_with(def) && !content.contains("\n" + def))
-      block += "/* mgb: " + name + " is called where mgb-rewrite cannot edit it (a macro, or a header outside --root) */\n" + def;
+      block +=
+          "/* mgb: " + name +
+          " is called where mgb-rewrite cannot edit it (a macro, or a header outside --root) */\n" +
+          def;
   }
   if (unseen && !unseenIncluded.match(content))
     block += "/* mgb: this file holds code mgb-rewrite could not route (see its warnings): the "
@@ -236,8 +246,7 @@ std::string insertInclude(llvm::StringRef content, const std::set<std::string> &
   return (content.substr(0, pos) + block + content.substr(pos)).str();
 }
 
-RewriteSession::RewriteSession(std::string root,
-                               llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs)
+RewriteSession::RewriteSession(std::string root, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs)
     : explainStream_(explain_), warningStream_(warnings_), edits_(std::move(root)),
       fs_(std::move(fs)), renamer_(std::make_unique<ApiCallRenamer>(edits_)),
       tasks_(std::make_unique<FunctionTaskCallback>(edits_, explainStream_, warningStream_)),
@@ -293,8 +302,7 @@ RewriteSession::results(const std::vector<std::string> &sources) {
       return applied.takeError();
     bool unseen = edits_.holdsUnseenCode(f);
     bool changed = *applied != r.original || edits_.allMacroFallbacks().count(f) || unseen;
-    r.rewritten =
-        changed ? insertInclude(*applied, edits_.macroFallbacks(f), unseen) : *applied;
+    r.rewritten = changed ? insertInclude(*applied, edits_.macroFallbacks(f), unseen) : *applied;
     out.push_back(std::move(r));
   }
   return out;
@@ -304,15 +312,15 @@ llvm::Expected<std::string> rewriteCode(llvm::StringRef code, llvm::StringRef fi
                                         std::string *explain,
                                         const std::vector<std::string> &flags) {
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  auto overlay =
+      llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(memory);
   std::string path = ("/mgb-test/" + fileName).str();
   memory->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(code));
   tooling::FixedCompilationDatabase db("/", flags);
   RewriteSession session("/mgb-test", overlay);
   if (session.run(db, {path}) != 0)
-    return llvm::createStringError(std::errc::invalid_argument, "%s does not parse",
-                                   path.c_str());
+    return llvm::createStringError(std::errc::invalid_argument, "%s does not parse", path.c_str());
   if (explain)
     *explain = session.explanation();
   llvm::Expected<std::vector<FileResult>> results = session.results({path});

@@ -15,9 +15,8 @@ class Writer {
 public:
   Writer(const FunctionPlan &plan, const Stmt *body, ASTContext &Ctx, EditSet &edits,
          llvm::raw_ostream &explain, llvm::raw_ostream &warnings)
-      : plan_(plan), Ctx_(Ctx), SM_(Ctx.getSourceManager()), LO_(Ctx.getLangOpts()),
-        edits_(edits), explain_(explain), warnings_(warnings),
-        parents_(const_cast<Stmt *>(body)) {}
+      : plan_(plan), Ctx_(Ctx), SM_(Ctx.getSourceManager()), LO_(Ctx.getLangOpts()), edits_(edits),
+        explain_(explain), warnings_(warnings), parents_(const_cast<Stmt *>(body)) {}
 
   void run() {
     explain_ << "function " << plan_.name << " (" << siteOf(plan_.location, SM_) << ")";
@@ -34,8 +33,7 @@ public:
         for (const Launch *L : T.launches)
           if (L->library && !L->foreign.empty())
             writeLibraryCall(*L, T);
-      }
-      else
+      } else
         for (const Launch *L : T.launches)
           L->library ? writeLibraryCall(*L, T) : writeLazy(*L, T.lazyReason);
       for (const Launch *L : T.launches)
@@ -57,7 +55,8 @@ private:
     return llvm::join(out, ", ");
   }
 
-  // ---- static tasks -------------------------------------------------------------------------------
+  // ---- static tasks
+  // -------------------------------------------------------------------------------
 
   void writeStatic(const Task &T) {
     const Stmt *firstStmt = T.region->body_begin()[T.first];
@@ -72,17 +71,15 @@ private:
     // With a return inside a macro body, a local guard ends the task whenever the block is left;
     // the end after the region's last statement disarms it (mgb_task_end(0) does nothing).
     std::string guard = var + "_guard";
-    std::string scope =
-        T.endsAtScopeExit ? "struct " + var + "_scope { mgb_task t; ~" + var +
-                                "_scope() { mgb_task_end(t); } } " + guard + "{" + var + "};\n" +
-                                indent
-                          : "";
+    std::string scope = T.endsAtScopeExit ? "struct " + var + "_scope { mgb_task t; ~" + var +
+                                                "_scope() { mgb_task_end(t); } } " + guard + "{" +
+                                                var + "};\n" + indent
+                                          : "";
     edits_.insert(begin,
-                  "mgb_task " + var + " = mgb_task_begin(" + T.sizeText + ", " +
-                      dim(T.gridText) + ", " + dim(T.blockText) + ", (const void *)" +
-                      (LO_.CPlusPlus || T.kernelText != "nullptr" ? T.kernelText : "0") +
-                      ", \"" + siteOf(firstLaunch->expr()->getBeginLoc(), SM_) + "\");\n" +
-                      indent + scope,
+                  "mgb_task " + var + " = mgb_task_begin(" + T.sizeText + ", " + dim(T.gridText) +
+                      ", " + dim(T.blockText) + ", (const void *)" +
+                      (LO_.CPlusPlus || T.kernelText != "nullptr" ? T.kernelText : "0") + ", \"" +
+                      siteOf(firstLaunch->expr()->getBeginLoc(), SM_) + "\");\n" + indent + scope,
                   SM_);
     std::string end = "mgb_task_end(" + var + ");";
     if (T.endsAtScopeExit)
@@ -124,7 +121,8 @@ private:
     return "kernel";
   }
 
-  // ---- lazy launches ------------------------------------------------------------------------------
+  // ---- lazy launches
+  // ------------------------------------------------------------------------------
 
   // Whether the launch argument goes through mgb_prepare and mgb_arg. One with side effects
   // (`p++`) only when it can be hoisted into a variable (canHoist): else it would run twice.
@@ -245,8 +243,8 @@ private:
     for (const Expr *arg : L.library->arguments()) {
       const DeclRefExpr *DRE = arg->getType()->isPointerType() ? pointerBase(arg) : nullptr;
       const auto *v = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-      bool object = !T.isStatic && v &&
-                    std::find(L.objects.begin(), L.objects.end(), v) != L.objects.end();
+      bool object =
+          !T.isStatic && v && std::find(L.objects.begin(), L.objects.end(), v) != L.objects.end();
       bool foreign = std::find(L.foreign.begin(), L.foreign.end(), arg) != L.foreign.end();
       if (!object && !foreign)
         continue;
@@ -349,8 +347,7 @@ private:
       return;
     const Expr *bare = L.stream->IgnoreParenImpCasts();
     if (const auto *CE = dyn_cast<CallExpr>(bare))
-      if (const FunctionDecl *FD = CE->getDirectCallee();
-          FD && FD->getName() == "mgb_real_stream")
+      if (const FunctionDecl *FD = CE->getDirectCallee(); FD && FD->getName() == "mgb_real_stream")
         return;
     std::optional<CharSourceRange> r = editableRange(L.stream->getSourceRange(), SM_, LO_);
     if (!r || !edits_.isEditable(r->getBegin(), SM_)) {

@@ -8,8 +8,7 @@ using namespace clang;
 
 std::optional<CharSourceRange> fileRange(SourceRange range, const SourceManager &SM,
                                          const LangOptions &LO) {
-  CharSourceRange r =
-      Lexer::makeFileCharRange(CharSourceRange::getTokenRange(range), SM, LO);
+  CharSourceRange r = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(range), SM, LO);
   if (r.isValid())
     return r;
   // Both ends inside the same macro argument: take where the argument is spelled.

@@ -14,9 +14,8 @@ namespace mgb::rewriter {
 
 // The file range of a construct spelled in a file, directly or as one macro argument
 // (`CHECK(cudaMalloc(&p, n))`); nullopt when part of it comes from a macro body.
-std::optional<clang::CharSourceRange> fileRange(clang::SourceRange range,
-                                                const clang::SourceManager &SM,
-                                                const clang::LangOptions &LO);
+std::optional<clang::CharSourceRange>
+fileRange(clang::SourceRange range, const clang::SourceManager &SM, const clang::LangOptions &LO);
 
 // The range inside one macro definition where a construct from a macro body is spelled; nullopt
 // when it spans several macros or argument and body.

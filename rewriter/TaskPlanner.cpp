@@ -17,9 +17,7 @@ using namespace clang;
 
 namespace {
 
-const Expr *stripCasts(const Expr *E) {
-  return E ? E->IgnoreParenCasts() : nullptr;
-}
+const Expr *stripCasts(const Expr *E) { return E ? E->IgnoreParenCasts() : nullptr; }
 
 } // namespace
 
@@ -71,7 +69,8 @@ bool mayHoldDeviceMemory(const Expr *arg, ASTContext &Ctx) {
   if (!T->isPointerType())
     return false;
   QualType pointee = T->getPointeeType();
-  if (pointee->isFunctionType() || isIncompleteRecord(pointee) || isCudaHostStruct(pointee->getAsRecordDecl()))
+  if (pointee->isFunctionType() || isIncompleteRecord(pointee) ||
+      isCudaHostStruct(pointee->getAsRecordDecl()))
     return false;
   if (pointee->isPointerType() && isIncompleteRecord(pointee->getPointeeType()))
     return false; // an array of handles (`cublasHandle_t *`)
@@ -315,7 +314,8 @@ private:
         return;
       }
       if (!unknown_.count(v))
-        unknown_[v] = "`" + v->getName().str() + "` is assigned a pointer the rewriter cannot trace";
+        unknown_[v] =
+            "`" + v->getName().str() + "` is assigned a pointer the rewriter cannot trace";
     };
     for (const auto &[v, uses] : facts_.refs) {
       if (!v->getType()->isPointerType() && !v->getType()->isDependentType())
@@ -343,17 +343,17 @@ private:
       if (UO->getOpcode() != UO_AddrOf)
         return;
       for (const MemOp &op : plan_.ops)
-        if (op.kind == OpKind::Alloc && op.object == v && op.call->getArg(0)->getSourceRange()
-                                                              .fullyContains(UO->getSourceRange()))
+        if (op.kind == OpKind::Alloc && op.object == v &&
+            op.call->getArg(0)->getSourceRange().fullyContains(UO->getSourceRange()))
           return;
-      unknown_[v] = "the address of `" + v->getName().str() + "` escapes (`&" +
-                    v->getName().str() + "`)";
+      unknown_[v] =
+          "the address of `" + v->getName().str() + "` escapes (`&" + v->getName().str() + "`)";
       return;
     }
     if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
       if (!CE->isTypeDependent() && !isa<CUDAKernelCallExpr>(CE) && CE->getCallee() != use)
-        unknown_[v] = "`" + v->getName().str() + "` is passed by reference to `" +
-                      calleeName(CE).str() + "`";
+        unknown_[v] =
+            "`" + v->getName().str() + "` is passed by reference to `" + calleeName(CE).str() + "`";
       return;
     }
     if (isa_and_nonnull<DeclStmt>(P)) {
@@ -387,8 +387,9 @@ private:
             continue;
           }
           if (T->isPointerType() || (base && !v)) {
-            setLazy(L, "argument `" + text(arg) + "` is not a local device pointer "
-                       "(global, parameter, field or expression)");
+            setLazy(L, "argument `" + text(arg) +
+                           "` is not a local device pointer "
+                           "(global, parameter, field or expression)");
             continue;
           }
           setLazy(L, "argument `" + text(arg) + "` has a dependent type");
@@ -444,8 +445,9 @@ private:
       if (L.objects.empty() && !L.foreign.empty())
         setLazy(L, "its device memory comes from outside this function");
     }
-    std::erase_if(plan_.launches,
-                  [](const Launch &L) { return L.library && L.objects.empty() && L.foreign.empty(); });
+    std::erase_if(plan_.launches, [](const Launch &L) {
+      return L.library && L.objects.empty() && L.foreign.empty();
+    });
   }
 
   static bool holdsPointer(const RecordDecl *RD) {
@@ -504,7 +506,8 @@ private:
     return groups;
   }
 
-  // ---- one task -----------------------------------------------------------------------------------
+  // ---- one task
+  // -----------------------------------------------------------------------------------
 
   Task evaluate(const std::vector<const Launch *> &group, const std::set<const Launch *> &forced) {
     Task T;
@@ -539,7 +542,8 @@ private:
           T.warnings.push_back(siteOf(at, SM_) +
                                ": warning: library handle created outside the task: it stays on "
                                "the device current at its creation, which may not be the task's "
-                               "GPU" + (name.empty() ? "" : " (`" + name + "`)"));
+                               "GPU" +
+                               (name.empty() ? "" : " (`" + name + "`)"));
     }
     T.isStatic = T.lazyReason.empty();
     return T;
@@ -594,8 +598,8 @@ private:
     for (const MemOp *op : T.ops) {
       nodes.push_back(op->call);
       if (op->kind == OpKind::Alloc &&
-          (!firstAlloc || SM_.isBeforeInTranslationUnit(op->call->getBeginLoc(),
-                                                        firstAlloc->call->getBeginLoc())))
+          (!firstAlloc ||
+           SM_.isBeforeInTranslationUnit(op->call->getBeginLoc(), firstAlloc->call->getBeginLoc())))
         firstAlloc = op;
     }
     if (!firstAlloc)
@@ -620,8 +624,8 @@ private:
     for (const MemOp *op : T.ops)
       if ((op->kind == OpKind::Alloc || op->kind == OpKind::Free) &&
           loopBetween(op->call, T.region))
-        return "memory allocated or freed in a loop at " +
-               siteOf(op->call->getBeginLoc(), SM_) + " that the task does not enclose";
+        return "memory allocated or freed in a loop at " + siteOf(op->call->getBeginLoc(), SM_) +
+               " that the task does not enclose";
     if (std::string why = checkExits(T); !why.empty())
       return why;
     return renderProbeText(T);
@@ -741,33 +745,33 @@ private:
   // loop cannot be closed statically.
   std::string checkExits(Task &T) {
     std::string why;
-    std::function<void(const Stmt *, int loops, int switches)> walk =
-        [&](const Stmt *S, int loops, int switches) {
-          if (!S || !why.empty() || isa<LambdaExpr>(S))
-            return;
-          if (isa<BreakStmt>(S) && loops + switches == 0)
-            why = "a break at " + siteOf(S->getBeginLoc(), SM_) + " leaves the task's block";
-          if (isa<ContinueStmt>(S) && loops == 0)
-            why = "a continue at " + siteOf(S->getBeginLoc(), SM_) + " leaves the task's block";
-          if (const auto *R = dyn_cast<ReturnStmt>(S)) {
-            bool inMacroBody = R->getBeginLoc().isMacroID() &&
-                               !SM_.isMacroArgExpansion(R->getBeginLoc());
-            // A return spelled in a macro body (CHECK_CUSPARSE's `return EXIT_FAILURE;`) cannot
-            // get an end probe before it: a guard object declared with the begin ends the task
-            // when the block is left (in main the process ends there anyway).
-            if (!inMacroBody)
-              T.exits.push_back(R);
-            else if (!plan_.isMain && !LO_.CPlusPlus) // the guard is a C++ destructor
-              why = "a return in a macro body at " + siteOf(S->getBeginLoc(), SM_) +
-                    " leaves the task's block (a C file has no scope guard)";
-            else if (!plan_.isMain)
-              T.endsAtScopeExit = true;
-          }
-          bool loop = isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
-          bool sw = isa<SwitchStmt>(S);
-          for (const Stmt *child : S->children())
-            walk(child, loops + loop, switches + sw);
-        };
+    std::function<void(const Stmt *, int loops, int switches)> walk = [&](const Stmt *S, int loops,
+                                                                          int switches) {
+      if (!S || !why.empty() || isa<LambdaExpr>(S))
+        return;
+      if (isa<BreakStmt>(S) && loops + switches == 0)
+        why = "a break at " + siteOf(S->getBeginLoc(), SM_) + " leaves the task's block";
+      if (isa<ContinueStmt>(S) && loops == 0)
+        why = "a continue at " + siteOf(S->getBeginLoc(), SM_) + " leaves the task's block";
+      if (const auto *R = dyn_cast<ReturnStmt>(S)) {
+        bool inMacroBody =
+            R->getBeginLoc().isMacroID() && !SM_.isMacroArgExpansion(R->getBeginLoc());
+        // A return spelled in a macro body (CHECK_CUSPARSE's `return EXIT_FAILURE;`) cannot
+        // get an end probe before it: a guard object declared with the begin ends the task
+        // when the block is left (in main the process ends there anyway).
+        if (!inMacroBody)
+          T.exits.push_back(R);
+        else if (!plan_.isMain && !LO_.CPlusPlus) // the guard is a C++ destructor
+          why = "a return in a macro body at " + siteOf(S->getBeginLoc(), SM_) +
+                " leaves the task's block (a C file has no scope guard)";
+        else if (!plan_.isMain)
+          T.endsAtScopeExit = true;
+      }
+      bool loop = isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
+      bool sw = isa<SwitchStmt>(S);
+      for (const Stmt *child : S->children())
+        walk(child, loops + loop, switches + sw);
+    };
     size_t i = 0;
     for (const Stmt *child : T.region->body()) {
       if (i >= T.first && i <= T.last)
@@ -927,8 +931,7 @@ private:
     return out;
   }
 
-  std::optional<std::string> initialiserAtBegin(const VarDecl *v, SourceLocation begin,
-                                                int depth) {
+  std::optional<std::string> initialiserAtBegin(const VarDecl *v, SourceLocation begin, int depth) {
     const Expr *init = v->getInit()->IgnoreImplicit();
     std::string type = v->getType().getUnqualifiedType().getAsString(Ctx_.getPrintingPolicy());
     if (const auto *CE = dyn_cast<CXXConstructExpr>(init);
@@ -1001,7 +1004,8 @@ private:
     return "";
   }
 
-  // ---- merging ------------------------------------------------------------------------------------
+  // ---- merging
+  // ------------------------------------------------------------------------------------
 
   static bool overlaps(const Task &a, const Task &b) {
     return a.isStatic && b.isStatic && a.region == b.region && a.first <= b.last &&
@@ -1015,7 +1019,8 @@ private:
         if (overlaps(tasks[i], tasks[j])) {
           groups[i].insert(groups[i].end(), groups[j].begin(), groups[j].end());
           std::sort(groups[i].begin(), groups[i].end(), [&](const Launch *a, const Launch *b) {
-            return SM_.isBeforeInTranslationUnit(a->expr()->getBeginLoc(), b->expr()->getBeginLoc());
+            return SM_.isBeforeInTranslationUnit(a->expr()->getBeginLoc(),
+                                                 b->expr()->getBeginLoc());
           });
           groups.erase(groups.begin() + j);
           return true;
@@ -1091,9 +1096,8 @@ std::string kernelText(const CUDAKernelCallExpr *call, const SourceManager &SM,
   }
   if (deduced && !explicitArgs)
     return "nullptr";
-  std::optional<CharSourceRange> r = inMacroBody
-                                         ? macroBodyRange(callee->getSourceRange(), SM, LO)
-                                         : fileRange(callee->getSourceRange(), SM, LO);
+  std::optional<CharSourceRange> r = inMacroBody ? macroBodyRange(callee->getSourceRange(), SM, LO)
+                                                 : fileRange(callee->getSourceRange(), SM, LO);
   return r ? textOf(*r, SM, LO) : "nullptr";
 }
 

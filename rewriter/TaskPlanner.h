@@ -29,14 +29,14 @@ struct Launch {
   // parameter, a field, a view into an arena): bound and translated at the call, since a
   // stand-in must never reach the library.
   std::vector<const clang::Expr *> foreign;
-  std::string lazyReason;                     // non-empty: this launch alone forces lazy
+  std::string lazyReason; // non-empty: this launch alone forces lazy
 };
 
 // A CUDA runtime call on device memory (allocation, copy, set, free).
 struct MemOp {
   const clang::CallExpr *call = nullptr;
   OpKind kind = OpKind::Other;
-  const clang::VarDecl *object = nullptr; // the local pointer it allocates/uses, if traceable
+  const clang::VarDecl *object = nullptr;       // the local pointer it allocates/uses, if traceable
   std::vector<const clang::Expr *> sizeFactors; // allocation size (product of factors)
 };
 
@@ -50,7 +50,7 @@ struct Task {
   // Static placement: statements region->body()[first..last] are the task.
   const clang::CompoundStmt *region = nullptr;
   size_t first = 0, last = 0;
-  bool untilFunctionEnd = false;          // memory not freed on every path
+  bool untilFunctionEnd = false;                // memory not freed on every path
   std::vector<const clang::ReturnStmt *> exits; // returns inside the region (end goes before)
   bool endsAtScopeExit = false; // a return inside a macro body leaves it: a guard ends the task
   std::string sizeText, gridText, blockText, kernelText;

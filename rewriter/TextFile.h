@@ -15,8 +15,8 @@ public:
   TextFile(llvm::vfs::Status status, std::string contents, std::string name)
       : status_(std::move(status)), contents_(std::move(contents)), name_(std::move(name)) {}
   llvm::ErrorOr<llvm::vfs::Status> status() override { return status_; }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine &, int64_t,
-                                                               bool, bool) override {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine &, int64_t, bool,
+                                                               bool) override {
     return llvm::MemoryBuffer::getMemBufferCopy(contents_, name_);
   }
   std::error_code close() override { return {}; }

@@ -32,14 +32,13 @@ bool isPointerHelper(llvm::StringRef name) {
 } // namespace
 
 void ThrustUseReporter::registerMatchers(MatchFinder &finder) {
-  finder.addMatcher(varDecl(hasType(hasUnqualifiedDesugaredType(
-                                recordType(hasDeclaration(deviceContainer)))))
-                        .bind("container"),
-                    this);
+  finder.addMatcher(
+      varDecl(hasType(hasUnqualifiedDesugaredType(recordType(hasDeclaration(deviceContainer)))))
+          .bind("container"),
+      this);
   // Which callee is thrust's is decided in run(): its namespaces are versioned inline ones.
-  finder.addMatcher(callExpr(unless(cxxMemberCallExpr()), unless(cxxOperatorCallExpr()))
-                        .bind("call"),
-                    this);
+  finder.addMatcher(
+      callExpr(unless(cxxMemberCallExpr()), unless(cxxOperatorCallExpr())).bind("call"), this);
 }
 
 void ThrustUseReporter::run(const MatchFinder::MatchResult &result) {
@@ -54,7 +53,8 @@ void ThrustUseReporter::run(const MatchFinder::MatchResult &result) {
   const auto *call = result.Nodes.getNodeAs<CallExpr>("call");
   const FunctionDecl *FD = call ? call->getDirectCallee() : nullptr;
   // Most calls of a thrust TU are thrust's own, in system headers: skip them before any work.
-  if (!FD || SM.isInSystemHeader(SM.getExpansionLoc(call->getBeginLoc())) || isa<CXXMethodDecl>(FD) || !FD->getIdentifier() || isPointerHelper(FD->getName()))
+  if (!FD || SM.isInSystemHeader(SM.getExpansionLoc(call->getBeginLoc())) ||
+      isa<CXXMethodDecl>(FD) || !FD->getIdentifier() || isPointerHelper(FD->getName()))
     return;
   const DeclContext *ns = FD->getEnclosingNamespaceContext();
   while (ns && !(isa<NamespaceDecl>(ns) && cast<NamespaceDecl>(ns)->getName() == "thrust" &&

@@ -40,8 +40,8 @@ public:
     const std::string *text = pinned(path.str());
     if (!status || !text)
       return file;
-    return std::unique_ptr<llvm::vfs::File>(new TextFile(
-        llvm::vfs::Status::copyWithNewSize(*status, text->size()), *text, path.str()));
+    return std::unique_ptr<llvm::vfs::File>(
+        new TextFile(llvm::vfs::Status::copyWithNewSize(*status, text->size()), *text, path.str()));
   }
 
 private:
@@ -53,13 +53,12 @@ private:
       std::optional<std::string> text;
       if (auto buffer = getUnderlyingFS().getBufferForFile(path)) {
         llvm::StringRef original = (*buffer)->getBuffer();
-        std::string changed =
-            pinToolkitIncludes(original, cudaInclude_, [&](llvm::StringRef name) {
-              llvm::SmallString<256> full(cudaInclude_);
-              llvm::sys::path::append(full, name);
-              auto s = getUnderlyingFS().status(full);
-              return s && s->isRegularFile();
-            });
+        std::string changed = pinToolkitIncludes(original, cudaInclude_, [&](llvm::StringRef name) {
+          llvm::SmallString<256> full(cudaInclude_);
+          llvm::sys::path::append(full, name);
+          auto s = getUnderlyingFS().status(full);
+          return s && s->isRegularFile();
+        });
         if (changed != original)
           text = std::move(changed);
       }
@@ -96,8 +95,7 @@ std::string pinToolkitIncludes(llvm::StringRef text, llvm::StringRef cudaInclude
 }
 
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>
-makeToolkitHeaderFS(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> base,
-                    std::string cudaInclude) {
+makeToolkitHeaderFS(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> base, std::string cudaInclude) {
   return llvm::makeIntrusiveRefCnt<ToolkitHeaderFS>(std::move(base), std::move(cudaInclude));
 }
 

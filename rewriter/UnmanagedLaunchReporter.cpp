@@ -14,8 +14,9 @@ using namespace clang::ast_matchers;
 
 namespace {
 // CUDA runtime entry points with no mgb_ twin in mgb.h that start kernels or take device memory:
-// the rewrite cannot route them through libmgb, so each call is reported (cudaLaunchCooperativeKernel:
-// CooperativeLaunchWriter, which routes the common form and reports the others).
+// the rewrite cannot route them through libmgb, so each call is reported
+// (cudaLaunchCooperativeKernel: CooperativeLaunchWriter, which routes the common form and reports
+// the others).
 struct UntwinnedApi {
   const char *name;
   const char *consequence;
@@ -57,9 +58,10 @@ void UnmanagedLaunchReporter::run(const MatchFinder::MatchResult &result) {
   if (const auto *launch = result.Nodes.getNodeAs<CUDAKernelCallExpr>("launch")) {
     SourceLocation at = SM.getExpansionLoc(launch->getBeginLoc());
     if (at.isValid() && !SM.isInSystemHeader(at) && !edits_.isEditable(at, SM)) {
-      warn(siteOf(at, SM) + ": warning: this launch is in a file outside --root and is not "
-                            "rewritten: the program binds its memory eagerly (no stand-ins; "
-                            "widen --root to include " +
+      warn(siteOf(at, SM) +
+           ": warning: this launch is in a file outside --root and is not "
+           "rewritten: the program binds its memory eagerly (no stand-ins; "
+           "widen --root to include " +
            SM.getFilename(at).str() + " for finer placement)");
       edits_.noteUnseenCode(SM);
     }
@@ -73,8 +75,8 @@ void UnmanagedLaunchReporter::run(const MatchFinder::MatchResult &result) {
   const UntwinnedApi *api = findUntwinned(FD->getName());
   if (!api || !isCudaRuntimeDecl(templatePattern(FD)) || SM.isInSystemHeader(at))
     return;
-  warn(siteOf(at, SM) + ": warning: " + FD->getName().str() + " has no mgb twin: " +
-       api->consequence);
+  warn(siteOf(at, SM) + ": warning: " + FD->getName().str() +
+       " has no mgb twin: " + api->consequence);
   if (api->consequence == kLaunch)
     edits_.noteUnseenCode(SM);
 }

@@ -70,9 +70,10 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help") {
-      std::printf("usage: mgb_runtime_bench [--tasks N] [--ops N]\n"
-                  "Measures libmgb's per-task and per-lazy-operation overhead over a fake CUDA "
-                  "seam against a real mgbd.\n");
+      std::printf(
+          "usage: mgb_runtime_bench [--tasks N] [--ops N]\n"
+          "Measures libmgb's per-task and per-lazy-operation overhead over a fake CUDA "
+          "seam against a real mgbd.\n");
       return 0;
     } else if (arg == "--tasks" && i + 1 < argc) {
       tasks = std::atoi(argv[++i]);
@@ -164,8 +165,10 @@ int main(int argc, char **argv) {
   double bound_copy_us = Micros(Clock::now() - start) / ops;
   rt.Free(standin);
 
-  std::printf("libmgb CPU overhead (fake CUDA seam, real mgbd over a Unix socket), %d tasks, %d "
-              "ops\n", tasks, ops);
+  std::printf(
+      "libmgb CPU overhead (fake CUDA seam, real mgbd over a Unix socket), %d tasks, %d "
+      "ops\n",
+      tasks, ops);
   Print("task begin->placement->end (2 RPCs)", Summarize(task_us));
   Print("same without libmgb (SetDevice + DeviceSynchronize)", Summarize(bare_us));
   Print("guarded cudaMalloc+cudaFree in a task (async usage)", Summarize(guarded_us));
@@ -173,7 +176,8 @@ int main(int argc, char **argv) {
   std::printf("%-52s %8.2f us/op\n", "lazy 4 KiB H2D copy: record (capture bytes)", record_us);
   std::printf("%-52s %8.2f us/op (incl. TaskBegin RPC: %.1f us total)\n",
               "lazy 4 KiB H2D copy: replay at prepare", prepare_us / ops, prepare_us);
-  std::printf("%-52s %8.2f us/op\n", "copy on a bound stand-in (translated at once)", bound_copy_us);
+  std::printf("%-52s %8.2f us/op\n", "copy on a bound stand-in (translated at once)",
+              bound_copy_us);
   std::printf("%-52s %8.2f us/op\n", "direct copy on the seam", direct_copy_us);
 
   rt.Shutdown();

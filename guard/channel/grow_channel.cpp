@@ -71,11 +71,14 @@ std::unique_ptr<GrowServer> GrowServer::Start(const std::string &dir, Handler ha
     close(listener);
     return nullptr;
   }
-  return std::unique_ptr<GrowServer>(new GrowServer(listener, wake[0], wake[1], std::move(handler)));
+  return std::unique_ptr<GrowServer>(
+      new GrowServer(listener, wake[0], wake[1], std::move(handler)));
 }
 
 GrowServer::GrowServer(int listener, int wake_read, int wake_write, Handler handler)
-    : listener_(listener), wake_read_(wake_read), wake_write_(wake_write),
+    : listener_(listener),
+      wake_read_(wake_read),
+      wake_write_(wake_write),
       handler_(std::move(handler)) {
   thread_ = std::thread([this] { Serve(); });
 }

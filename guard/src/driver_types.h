@@ -18,15 +18,15 @@ using CUmemoryPool = void *;
 using cuuint64_t = uint64_t;
 
 inline constexpr CUresult kCudaSuccess = 0;
-inline constexpr CUresult kCudaErrorOutOfMemory = 2;     // CUDA_ERROR_OUT_OF_MEMORY
-inline constexpr CUresult kCudaErrorNotFound = 500;      // CUDA_ERROR_NOT_FOUND
+inline constexpr CUresult kCudaErrorOutOfMemory = 2;  // CUDA_ERROR_OUT_OF_MEMORY
+inline constexpr CUresult kCudaErrorNotFound = 500;   // CUDA_ERROR_NOT_FOUND
 
 // The real driver's allocation entry points (their versioned names in comments). A null member
 // is a function this driver does not have: GuardedDriver answers a call to it CUDA_ERROR_NOT_FOUND
 // (a program linked with -lcuda against a newer driver than the one it runs on).
 struct RealDriver {
-  CUresult (*mem_alloc)(CUdeviceptr *, size_t) = nullptr;                             // _v2
-  CUresult (*mem_free)(CUdeviceptr) = nullptr;                                        // _v2
+  CUresult (*mem_alloc)(CUdeviceptr *, size_t) = nullptr;                                    // _v2
+  CUresult (*mem_free)(CUdeviceptr) = nullptr;                                               // _v2
   CUresult (*mem_alloc_pitch)(CUdeviceptr *, size_t *, size_t, size_t, unsigned) = nullptr;  // _v2
   CUresult (*mem_alloc_managed)(CUdeviceptr *, size_t, unsigned) = nullptr;
   CUresult (*mem_alloc_async)(CUdeviceptr *, size_t, CUstream) = nullptr;

@@ -24,8 +24,10 @@ CUresult GuardedDriver::Guarded(size_t bytes, std::unordered_map<uint64_t, uint6
   if (!Active() || bytes == 0) return allocate();
   std::string why;
   if (!budget_->Admit(bytes, &why)) {
-    std::fprintf(stderr, "mgb guard: an allocation of %zu bytes is refused (%s): "
-                 "CUDA_ERROR_OUT_OF_MEMORY\n", bytes, why.c_str());
+    std::fprintf(stderr,
+                 "mgb guard: an allocation of %zu bytes is refused (%s): "
+                 "CUDA_ERROR_OUT_OF_MEMORY\n",
+                 bytes, why.c_str());
     return kCudaErrorOutOfMemory;
   }
   const CUresult result = allocate();

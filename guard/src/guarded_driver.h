@@ -24,8 +24,8 @@ class GuardedDriver {
                          unsigned element_bytes);
   CUresult MemAllocManaged(CUdeviceptr *ptr, size_t bytes, unsigned flags);
   CUresult MemAllocAsync(CUdeviceptr *ptr, size_t bytes, CUstream stream, bool per_thread);
-  CUresult MemAllocFromPoolAsync(CUdeviceptr *ptr, size_t bytes, CUmemoryPool pool,
-                                 CUstream stream, bool per_thread);
+  CUresult MemAllocFromPoolAsync(CUdeviceptr *ptr, size_t bytes, CUmemoryPool pool, CUstream stream,
+                                 bool per_thread);
   CUresult MemFree(CUdeviceptr ptr);
   CUresult MemFreeAsync(CUdeviceptr ptr, CUstream stream, bool per_thread);
   CUresult MemCreate(CUmemGenericAllocationHandle *handle, size_t bytes, const void *prop,

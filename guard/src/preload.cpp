@@ -58,7 +58,7 @@ struct Hook {
   int max_version = 1 << 30;
   bool stream_ordered = false;  // has a per-thread-default-stream sibling (_ptsz)
   bool per_thread = false;      // is that sibling (CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
-  void *real = nullptr;     // the driver's, found at start
+  void *real = nullptr;         // the driver's, found at start
 };
 
 Hook *Hooks(size_t *count);
@@ -127,7 +127,8 @@ void Initialize() {
   const char *dir = std::getenv("MGB_GUARD_DIR");
   if (dir != nullptr && *dir != '\0' && libcuda != nullptr) {
     if (real.mem_alloc == nullptr || real.mem_free == nullptr || state->get_proc_v2 == nullptr) {
-      std::fprintf(stderr, "mgb guard: this CUDA driver lacks cuMemAlloc_v2, cuMemFree_v2 or "
+      std::fprintf(stderr,
+                   "mgb guard: this CUDA driver lacks cuMemAlloc_v2, cuMemFree_v2 or "
                    "cuGetProcAddress_v2; the program runs unguarded\n");
     } else {
       std::string error;
@@ -188,9 +189,10 @@ void *WrapperFor(const char *name, const void *found, bool base_name, int versio
     return hooks[i].wrapper;
   }
   if (base_name && version >= kVersion2) {
-    std::fprintf(stderr, "mgb guard: cuGetProcAddress(\"%s\", %d, %llu) asks for a variant the "
-                 "guard does not know; allocations through it are not counted\n", name, version,
-                 static_cast<unsigned long long>(flags));
+    std::fprintf(stderr,
+                 "mgb guard: cuGetProcAddress(\"%s\", %d, %llu) asks for a variant the "
+                 "guard does not know; allocations through it are not counted\n",
+                 name, version, static_cast<unsigned long long>(flags));
   }
   return nullptr;
 }
@@ -242,8 +244,8 @@ MGB_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes) {
   return Get().driver->MemAlloc(ptr, bytes);
 }
 MGB_EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) { return Get().driver->MemFree(ptr); }
-MGB_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *ptr, size_t *pitch, size_t width,
-                                       size_t height, unsigned element_bytes) {
+MGB_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *ptr, size_t *pitch, size_t width, size_t height,
+                                       unsigned element_bytes) {
   return Get().driver->MemAllocPitch(ptr, pitch, width, height, element_bytes);
 }
 MGB_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *ptr, size_t bytes, unsigned flags) {
@@ -259,8 +261,8 @@ MGB_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *ptr, size_t bytes, CUme
                                             CUstream stream) {
   return Get().driver->MemAllocFromPoolAsync(ptr, bytes, pool, stream, false);
 }
-MGB_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *ptr, size_t bytes,
-                                                 CUmemoryPool pool, CUstream stream) {
+MGB_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *ptr, size_t bytes, CUmemoryPool pool,
+                                                 CUstream stream) {
   return Get().driver->MemAllocFromPoolAsync(ptr, bytes, pool, stream, true);
 }
 MGB_EXPORT CUresult cuMemFreeAsync(CUdeviceptr ptr, CUstream stream) {
@@ -326,19 +328,18 @@ Hook *Hooks(size_t *count) {
       {"cuMemAllocManaged", "cuMemAllocManaged", fn(&cuMemAllocManaged), 0, kAny, false, false},
       {"cuMemAllocAsync", "cuMemAllocAsync", fn(&cuMemAllocAsync), 0, kAny, true, false},
       {"cuMemAllocAsync", "cuMemAllocAsync_ptsz", fn(&cuMemAllocAsync_ptsz), 0, kAny, true, true},
-      {"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync", fn(&cuMemAllocFromPoolAsync), 0,
-       kAny, true, false},
-      {"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz",
-       fn(&cuMemAllocFromPoolAsync_ptsz), 0, kAny, true, true},
+      {"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync", fn(&cuMemAllocFromPoolAsync), 0, kAny,
+       true, false},
+      {"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync_ptsz", fn(&cuMemAllocFromPoolAsync_ptsz),
+       0, kAny, true, true},
       {"cuMemFreeAsync", "cuMemFreeAsync", fn(&cuMemFreeAsync), 0, kAny, true, false},
       {"cuMemFreeAsync", "cuMemFreeAsync_ptsz", fn(&cuMemFreeAsync_ptsz), 0, kAny, true, true},
       {"cuMemCreate", "cuMemCreate", fn(&cuMemCreate), 0, kAny, false, false},
       {"cuMemRelease", "cuMemRelease", fn(&cuMemRelease), 0, kAny, false, false},
       {"cuMemGetInfo", "cuMemGetInfo_v2", fn(&cuMemGetInfo_v2), kVersion2, kAny, false, false},
-      {"cuGetProcAddress", "cuGetProcAddress_v2", fn(&cuGetProcAddress_v2), kVersion12, kAny,
-       false, false},
-      {"cuGetProcAddress", "cuGetProcAddress", fn(&cuGetProcAddress), 0, kVersion12, false,
+      {"cuGetProcAddress", "cuGetProcAddress_v2", fn(&cuGetProcAddress_v2), kVersion12, kAny, false,
        false},
+      {"cuGetProcAddress", "cuGetProcAddress", fn(&cuGetProcAddress), 0, kVersion12, false, false},
   };
   *count = sizeof(hooks) / sizeof(hooks[0]);
   return hooks;

@@ -26,6 +26,8 @@
 
 /* Cache-hinted loads and stores (CUDA C++ Programming Guide, "Load Functions Using Cache Hints"
  * and "Store Functions Using Cache Hints"), for the types sm_32_intrinsics.h declares them on. */
+// X-macro lists, laid out by hand (clang-format cannot keep them stable).
+// clang-format off
 #define MGB_CACHE_HINT_TYPES(X)                                                                 \
   X(char) X(signed char) X(short) X(int) X(long) X(long long) X(unsigned char)                \
   X(unsigned short) X(unsigned int) X(unsigned long) X(unsigned long long) X(char2) X(char4)   \
@@ -42,13 +44,14 @@
   __device__ void __stcs(T *ptr, T value);                                                     \
   __device__ void __stwt(T *ptr, T value);
 MGB_CACHE_HINT_TYPES(MGB_CACHE_HINT_DECLS)
+// clang-format on
 #undef MGB_CACHE_HINT_DECLS
 #undef MGB_CACHE_HINT_TYPES
 
 /* float2 arithmetic with a rounding mode (crt/sm_100_rt.h). */
-#define MGB_FLOAT2_OPS(R)                                                                       \
-  __device__ float2 __fadd2_##R(float2 x, float2 y);                                           \
-  __device__ float2 __fmul2_##R(float2 x, float2 y);                                           \
+#define MGB_FLOAT2_OPS(R)                                                                          \
+  __device__ float2 __fadd2_##R(float2 x, float2 y);                                               \
+  __device__ float2 __fmul2_##R(float2 x, float2 y);                                               \
   __device__ float2 __ffma2_##R(float2 x, float2 y, float2 z);
 MGB_FLOAT2_OPS(rn)
 MGB_FLOAT2_OPS(rz)
@@ -64,15 +67,15 @@ extern "C" __device__ void *__nv_aligned_device_malloc(__SIZE_TYPE__ size, __SIZ
  * when a surface function is used. Declared generically; an explicit #include of the header
  * becomes a no-op here. */
 #define __SURFACE_INDIRECT_FUNCTIONS_H__
-#define MGB_SURFACE_FUNCTIONS(NAME, ...)                                                        \
-  template <class T>                                                                            \
-  __device__ void NAME##read(T *ptr, cudaSurfaceObject_t obj, __VA_ARGS__,                      \
-                             cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);              \
-  template <class T>                                                                            \
-  __device__ T NAME##read(cudaSurfaceObject_t obj, __VA_ARGS__,                                 \
-                          cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);                 \
-  template <class T>                                                                            \
-  __device__ void NAME##write(T value, cudaSurfaceObject_t obj, __VA_ARGS__,                    \
+#define MGB_SURFACE_FUNCTIONS(NAME, ...)                                                           \
+  template <class T>                                                                               \
+  __device__ void NAME##read(T *ptr, cudaSurfaceObject_t obj, __VA_ARGS__,                         \
+                             cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);                 \
+  template <class T>                                                                               \
+  __device__ T NAME##read(cudaSurfaceObject_t obj, __VA_ARGS__,                                    \
+                          cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);                    \
+  template <class T>                                                                               \
+  __device__ void NAME##write(T value, cudaSurfaceObject_t obj, __VA_ARGS__,                       \
                               cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);
 MGB_SURFACE_FUNCTIONS(surf1D, int x)
 MGB_SURFACE_FUNCTIONS(surf2D, int x, int y)

@@ -6,8 +6,8 @@
 #define MGB_HOST_MATH_H
 #pragma clang system_header
 #if defined(__cplusplus) && defined(__CUDA__)
-#define MGB_HOST_MINMAX(R, A, B)                                                              \
-  static inline __host__ R min(const A a, const B b) { return (R)a < (R)b ? (R)a : (R)b; }   \
+#define MGB_HOST_MINMAX(R, A, B)                                                                   \
+  static inline __host__ R min(const A a, const B b) { return (R)a < (R)b ? (R)a : (R)b; }         \
   static inline __host__ R max(const A a, const B b) { return (R)a > (R)b ? (R)a : (R)b; }
 MGB_HOST_MINMAX(int, int, int)
 MGB_HOST_MINMAX(unsigned int, unsigned int, unsigned int)

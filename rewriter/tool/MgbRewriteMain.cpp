@@ -56,10 +56,11 @@ void printDiff(const FileResult &r) {
          a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix])
     ++suffix;
   size_t start = prefix > 3 ? prefix - 3 : 0;
-  size_t endA = std::min(a.size(), a.size() - suffix + 3), endB = std::min(b.size(), b.size() - suffix + 3);
+  size_t endA = std::min(a.size(), a.size() - suffix + 3),
+         endB = std::min(b.size(), b.size() - suffix + 3);
   outs() << "--- " << r.path << "\n+++ " << r.path << " (mgb-rewrite)\n";
-  outs() << "@@ -" << start + 1 << "," << endA - start << " +" << start + 1 << ","
-         << endB - start << " @@\n";
+  outs() << "@@ -" << start + 1 << "," << endA - start << " +" << start + 1 << "," << endB - start
+         << " @@\n";
   for (size_t i = start; i < prefix; ++i)
     outs() << " " << a[i] << "\n";
   for (size_t i = prefix; i < a.size() - suffix; ++i)

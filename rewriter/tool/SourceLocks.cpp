@@ -24,7 +24,8 @@ llvm::Expected<SourceLocks> SourceLocks::acquire(std::vector<std::string> paths)
                                        std::strerror(errno));
       while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
       }
-      struct stat held {}, now {};
+      struct stat held {
+      }, now{};
       if (fstat(fd, &held) == 0 && stat(path.c_str(), &now) == 0 && held.st_ino == now.st_ino &&
           held.st_dev == now.st_dev) {
         locks.fds_.push_back(fd);

@@ -57,9 +57,7 @@ cudaError_t mgb_cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int fla
   return R().StreamCreate(stream, flags);
 }
 cudaError_t mgb_cudaStreamDestroy(cudaStream_t stream) { return R().StreamDestroy(stream); }
-cudaError_t mgb_cudaStreamSynchronize(cudaStream_t stream) {
-  return R().StreamSynchronize(stream);
-}
+cudaError_t mgb_cudaStreamSynchronize(cudaStream_t stream) { return R().StreamSynchronize(stream); }
 cudaError_t mgb_cudaStreamQuery(cudaStream_t stream) { return R().StreamQuery(stream); }
 cudaError_t mgb_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
   return R().StreamWaitEvent(stream, event, flags);

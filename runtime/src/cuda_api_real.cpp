@@ -75,8 +75,7 @@ class RealCudaApi final : public CudaApi {
     return cudaStreamSynchronize(stream);
   }
   cudaError_t StreamQuery(cudaStream_t stream) override { return cudaStreamQuery(stream); }
-  cudaError_t StreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
-                              unsigned int flags) override {
+  cudaError_t StreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) override {
     return cudaStreamWaitEvent(stream, event, flags);
   }
   cudaError_t EventCreateWithFlags(cudaEvent_t *event, unsigned int flags) override {

@@ -17,16 +17,16 @@ namespace mgb::runtime {
 
 // One GPU task placed by mgbd: static (probes) or lazy (placed at a launch using stand-ins).
 struct Task {
-  uint64_t id = 0;          // mgbd's task id, also the mgb_task handle
-  int device = 0;           // CUDA ordinal of the GPU mgbd chose
-  std::string site;         // "file:line" for messages
-  bool lazy = false;        // ends when its last bound stand-in is freed (or at exit)
-  uint64_t reserved = 0;    // bytes mgbd granted, heap included
-  uint64_t heap_bytes = 0;  // the on-device malloc heap counted in `reserved`
-  uint64_t allocated = 0;   // bytes really allocated for it
-  uint64_t pending = 0;     // bytes reserved for allocations in flight
-  int depth = 0;            // static begins (nesting) not yet ended
-  size_t objects = 0;       // stand-ins bound to it, and allocations holding it (eager binding)
+  uint64_t id = 0;            // mgbd's task id, also the mgb_task handle
+  int device = 0;             // CUDA ordinal of the GPU mgbd chose
+  std::string site;           // "file:line" for messages
+  bool lazy = false;          // ends when its last bound stand-in is freed (or at exit)
+  uint64_t reserved = 0;      // bytes mgbd granted, heap included
+  uint64_t heap_bytes = 0;    // the on-device malloc heap counted in `reserved`
+  uint64_t allocated = 0;     // bytes really allocated for it
+  uint64_t pending = 0;       // bytes reserved for allocations in flight
+  int depth = 0;              // static begins (nesting) not yet ended
+  size_t objects = 0;         // stand-ins bound to it, and allocations holding it (eager binding)
   uint64_t launch_warps = 0;  // warps of the widest launch shape mgbd was told of
 
   uint64_t Budget() const { return reserved > heap_bytes ? reserved - heap_bytes : 0; }
@@ -43,14 +43,14 @@ struct LazyOp {
   size_t dst_offset = 0;
   LazyObject *src = nullptr;  // kCopyObject
   size_t src_offset = 0;
-  size_t count = 0;        // bytes; for kCopy2DIn the row width
-  size_t height = 1;       // kCopy2DIn
-  size_t dst_pitch = 0;    // kCopy2DIn
-  int value = 0;           // kMemset
+  size_t count = 0;                   // bytes; for kCopy2DIn the row width
+  size_t height = 1;                  // kCopy2DIn
+  size_t dst_pitch = 0;               // kCopy2DIn
+  int value = 0;                      // kMemset
   std::vector<unsigned char> bytes;   // host data captured at call time (kCopyIn, kCopy2DIn)
   std::vector<size_t> standin_words;  // offsets in `bytes` of words that are stand-in addresses
   bool async = false;
-  cudaStream_t stream = nullptr;      // as the program passed it (maybe a stand-in stream)
+  cudaStream_t stream = nullptr;  // as the program passed it (maybe a stand-in stream)
 };
 
 enum class ObjectState { kUnbound, kBinding, kBound };
@@ -61,19 +61,19 @@ struct LazyObject {
   size_t size = 0;
   uint64_t seq = 0;  // creation order
   ObjectState state = ObjectState::kUnbound;
-  bool freed = false;           // the program freed it; kept while pending ops still read it
-  uint64_t task_id = 0;         // when bound
-  void *real = nullptr;         // when bound
+  bool freed = false;    // the program freed it; kept while pending ops still read it
+  uint64_t task_id = 0;  // when bound
+  void *real = nullptr;  // when bound
   std::vector<std::shared_ptr<LazyOp>> ops;  // pending ops touching it, in seq order
-  int readers = 0;              // pending ops of other objects that read it
-  std::thread::id owner;        // the thread that allocated it
+  int readers = 0;                           // pending ops of other objects that read it
+  std::thread::id owner;                     // the thread that allocated it
 };
 
 // A stand-in stream or event: one real handle per device, created where it is first used.
 struct LazyHandle {
   bool is_event = false;
   unsigned int flags = 0;
-  std::map<int, void *> real;  // device -> cudaStream_t / cudaEvent_t
+  std::map<int, void *> real;     // device -> cudaStream_t / cudaEvent_t
   int last_recorded_device = -1;  // events: where the latest record happened
   // events: recorded (with this stream) before the recording thread had a GPU from mgbd; the record
   // is made when the thread's next task is placed (see Runtime::EventRecord).
@@ -85,7 +85,8 @@ struct LazyHandle {
 struct RealAllocation {
   size_t size = 0;
   uint64_t task_id = 0;  // 0: made unmanaged or outside any task
-  bool holds_task = false;  // counted in its task's `objects` (eager binding): freeing it may end it
+  bool holds_task =
+      false;  // counted in its task's `objects` (eager binding): freeing it may end it
 };
 
 }  // namespace mgb::runtime

@@ -100,8 +100,7 @@ class Runtime {
   // ---- CUDA graphs (runtime_graphs.cpp): a captured graph belongs to the task of its memory
   cudaError_t StreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
   cudaError_t StreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
-  cudaError_t GraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
-                               unsigned long long flags);
+  cudaError_t GraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags);
   cudaError_t GraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 
   // ---- eager binding (runtime_eager.cpp): the program holds code mgb cannot see (a translation
@@ -136,8 +135,8 @@ class Runtime {
     uint64_t last_prepared = 0;   // the lazy task of this thread's latest prepared launch
     int placed_device = -1;       // the GPU mgbd last gave this thread (-1: none yet)
     std::vector<cudaEvent_t> pending_records;  // stand-in events recorded before that
-    int captures = 0;             // stream captures under way on this thread
-    int capture_device = -1;      // the GPU they capture on
+    int captures = 0;                          // stream captures under way on this thread
+    int capture_device = -1;                   // the GPU they capture on
   };
   struct Resolved {
     LazyObject *object = nullptr;
@@ -190,9 +189,9 @@ class Runtime {
   // The task owning a real device address libmgb allocated (0: none or unknown).
   uint64_t RealOwnerLocked(uintptr_t address) const;
   // Runs `call` with stand-ins in `pointers` bound and translated, on their task's device.
-  cudaError_t WithRealPointers(std::vector<const void *> pointers, const std::string &what,
-                               const std::function<cudaError_t(const std::vector<void *> &, int)>
-                                   &call);
+  cudaError_t WithRealPointers(
+      std::vector<const void *> pointers, const std::string &what,
+      const std::function<cudaError_t(const std::vector<void *> &, int)> &call);
   const std::vector<size_t> &ParamSizes(const void *func);
   // A kernel's registers per thread and static shared memory: fixed by its compiled code, so
   // asked of CUDA once per kernel, not at every launch of a lazy loop.
@@ -206,8 +205,7 @@ class Runtime {
   // them bound (to `preferred` when it is a task) and replaced by its real address: a host array
   // of device pointers copied to the device (a batched library call's pointer array) must hold
   // real pointers there. Empty when the bytes hold no stand-in, or when no stand-in exists.
-  std::vector<unsigned char> TranslatedHostBytes(const void *src, size_t count,
-                                                 uint64_t preferred);
+  std::vector<unsigned char> TranslatedHostBytes(const void *src, size_t count, uint64_t preferred);
   // The GPU of the task owning a real device address among the words of args (-1: none).
   int DeviceOfRealWords(int nargs, const void *const *args, const size_t *arg_sizes);
 

@@ -158,7 +158,8 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
   if (!fresh.empty() && Thread().captures > 0) {
     // Binding allocates and replays copies, which a stream capture forbids (it would be
     // invalidated): what a capture uses is bound when it begins (StreamBeginCapture).
-    std::fprintf(stderr, "mgb: %s: device memory first used inside a CUDA graph capture; it must "
+    std::fprintf(stderr,
+                 "mgb: %s: device memory first used inside a CUDA graph capture; it must "
                  "be used or allocated by this thread before cudaStreamBeginCapture\n",
                  site.c_str());
     return cudaErrorStreamCaptureUnsupported;
@@ -215,7 +216,8 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
   }
   if (device >= 0) PlacedOn(device);
   if (session_.Config().trace) {
-    std::fprintf(stderr, "mgb-trace: %s binds %zu named and %zu new objects (%zu moved) to task "
+    std::fprintf(stderr,
+                 "mgb-trace: %s binds %zu named and %zu new objects (%zu moved) to task "
                  "%llu on device %d%s\n",
                  site.c_str(), named.size(), fresh.size(), movers.size(),
                  static_cast<unsigned long long>(target), device, started ? " (new task)" : "");
@@ -282,9 +284,8 @@ cudaError_t Runtime::Materialize(uint64_t task_id, const std::vector<LazyObject 
         break;
       case LazyOp::Kind::kCopyObject: {
         const char *src = static_cast<const char *>(op->src->real) + op->src_offset;
-        error = op->async
-                    ? api_.MemcpyAsync(dst, src, op->count, cudaMemcpyDeviceToDevice, stream)
-                    : api_.Memcpy(dst, src, op->count, cudaMemcpyDeviceToDevice);
+        error = op->async ? api_.MemcpyAsync(dst, src, op->count, cudaMemcpyDeviceToDevice, stream)
+                          : api_.Memcpy(dst, src, op->count, cudaMemcpyDeviceToDevice);
         break;
       }
     }
@@ -353,9 +354,10 @@ cudaError_t Runtime::Migrate(LazyObject *object, uint64_t task_id) {
   }
   objects_cv_.notify_all();
   if (error != cudaSuccess) return error;
-  std::fprintf(stderr, "mgb: moved %zu bytes from GPU %d (task %llu) to GPU %d (task %llu): one "
-               "launch used memory of two tasks\n", size, from_device,
-               static_cast<unsigned long long>(from_task), to_device,
+  std::fprintf(stderr,
+               "mgb: moved %zu bytes from GPU %d (task %llu) to GPU %d (task %llu): one "
+               "launch used memory of two tasks\n",
+               size, from_device, static_cast<unsigned long long>(from_task), to_device,
                static_cast<unsigned long long>(task_id));
   ReleaseReal(from);
   if (end_old) FinishTask(from_task);
@@ -429,8 +431,10 @@ void *Runtime::RealPtr(const void *ptr) {
   std::optional<uintptr_t> real = TranslateLocked(reinterpret_cast<uintptr_t>(ptr));
   if (real) return reinterpret_cast<void *>(*real);
   // Never silently: the kernel or library receiving it will fail, and this says why.
-  std::fprintf(stderr, "mgb: device memory at stand-in %p could not be placed on a GPU (freed, "
-               "or refused by mgbd): the call receives an address that is not real\n", ptr);
+  std::fprintf(stderr,
+               "mgb: device memory at stand-in %p could not be placed on a GPU (freed, "
+               "or refused by mgbd): the call receives an address that is not real\n",
+               ptr);
   return const_cast<void *>(ptr);
 }
 
@@ -546,10 +550,9 @@ cudaError_t Runtime::LaunchKernel(const void *func, dim3 grid, dim3 block, void 
   }
   const std::vector<size_t> &sizes = ParamSizes(func);
   int nargs = static_cast<int>(sizes.size());
-  cudaError_t prepared = LaunchPrepare(mgb_dim3{grid.x, grid.y, grid.z},
-                                       mgb_dim3{block.x, block.y, block.z}, func,
-                                       "cudaLaunchKernel", nargs,
-                                       const_cast<const void *const *>(args), sizes.data());
+  cudaError_t prepared =
+      LaunchPrepare(mgb_dim3{grid.x, grid.y, grid.z}, mgb_dim3{block.x, block.y, block.z}, func,
+                    "cudaLaunchKernel", nargs, const_cast<const void *const *>(args), sizes.data());
   if (prepared != cudaSuccess) return prepared;
   std::vector<std::vector<unsigned char>> copies(sizes.size());
   std::vector<void *> translated(sizes.size());

@@ -15,7 +15,9 @@ size_t PitchFor(size_t width) {
   return (std::max<size_t>(width, 1) + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
 }
 
-bool Fits(size_t offset, size_t count, size_t size) { return offset <= size && count <= size - offset; }
+bool Fits(size_t offset, size_t count, size_t size) {
+  return offset <= size && count <= size - offset;
+}
 
 // An op to record: `count` bytes written at `offset` in `dst`, on `stream` (none: synchronous).
 std::shared_ptr<LazyOp> NewOp(LazyOp::Kind kind, LazyObject *dst, size_t offset, size_t count,
@@ -176,9 +178,10 @@ cudaError_t Runtime::Memcpy(void *dst, const void *src, size_t count, cudaMemcpy
       return cudaErrorInvalidValue;
     }
     bool dst_unbound = d.object && d.object->state == ObjectState::kUnbound;
-    bool src_host = !src_standin && (kind == cudaMemcpyHostToDevice ||
-                                     (kind == cudaMemcpyDefault &&
-                                      RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0));
+    bool src_host =
+        !src_standin &&
+        (kind == cudaMemcpyHostToDevice ||
+         (kind == cudaMemcpyDefault && RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0));
     if (dst_unbound && ((src_host && MayCaptureLocked(count)) ||
                         (s.object && s.object->state == ObjectState::kUnbound))) {
       auto op = NewOp(src_host ? LazyOp::Kind::kCopyIn : LazyOp::Kind::kCopyObject, d.object,
@@ -222,8 +225,8 @@ cudaError_t Runtime::Memcpy2D(void *dst, size_t dpitch, const void *src, size_t 
     if (height > 0 && !Fits(d.offset, dpitch * (height - 1) + width, d.object->size)) {
       return cudaErrorInvalidValue;
     }
-    bool src_host = kind == cudaMemcpyHostToDevice ||
-                    RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0;
+    bool src_host =
+        kind == cudaMemcpyHostToDevice || RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0;
     if (d.object->state == ObjectState::kUnbound && src_host && MayCaptureLocked(width * height)) {
       auto op = NewOp(LazyOp::Kind::kCopy2DIn, d.object, d.offset, width, std::nullopt);
       op->height = height;
@@ -237,10 +240,9 @@ cudaError_t Runtime::Memcpy2D(void *dst, size_t dpitch, const void *src, size_t 
       return cudaSuccess;
     }
   }
-  return WithRealPointers({dst, src}, "cudaMemcpy2D",
-                          [&](const std::vector<void *> &real, int) {
-                            return direct(real[0], real[1]);
-                          });
+  return WithRealPointers({dst, src}, "cudaMemcpy2D", [&](const std::vector<void *> &real, int) {
+    return direct(real[0], real[1]);
+  });
 }
 
 cudaError_t Runtime::Memset(void *ptr, int value, size_t count,
@@ -282,10 +284,9 @@ cudaError_t Runtime::MemcpyToSymbol(const void *symbol, const void *src, size_t 
     from_host = RealOwnerLocked(reinterpret_cast<uintptr_t>(src)) == 0;
   }
   if (!from_host) {  // device data: copied now on the device holding it, not recorded
-    return WithRealPointers({src}, "cudaMemcpyToSymbol",
-                            [&](const std::vector<void *> &real, int) {
-                              return api_.MemcpyToSymbol(symbol, real[0], count, offset, kind);
-                            });
+    return WithRealPointers({src}, "cudaMemcpyToSymbol", [&](const std::vector<void *> &real, int) {
+      return api_.MemcpyToSymbol(symbol, real[0], count, offset, kind);
+    });
   }
   std::lock_guard lock(device_mu_);
   std::erase_if(symbol_writes_, [&](const SymbolWrite &old) {
@@ -311,10 +312,9 @@ cudaError_t Runtime::MemcpyFromSymbol(void *dst, const void *symbol, size_t coun
   // Read it where the program's data is: the current task's GPU, or the thread's current device
   // (prepared first, so that recorded writes are there).
   if (CurrentTaskId() == 0 && !IsStandIn(dst)) PrepareDevice(CurrentDevice());
-  return WithRealPointers({dst}, "cudaMemcpyFromSymbol",
-                          [&](const std::vector<void *> &real, int) {
-                            return api_.MemcpyFromSymbol(real[0], symbol, count, offset, kind);
-                          });
+  return WithRealPointers({dst}, "cudaMemcpyFromSymbol", [&](const std::vector<void *> &real, int) {
+    return api_.MemcpyFromSymbol(real[0], symbol, count, offset, kind);
+  });
 }
 
 }  // namespace mgb::runtime

@@ -93,8 +93,9 @@ cudaError_t Runtime::StreamDestroy(cudaStream_t stream) {
     handles_.erase(it);
   }
   arena_.Release(reinterpret_cast<uintptr_t>(stream), 1);
-  return ForEachReal(handle->real,
-                     [&](void *real) { return api_.StreamDestroy(static_cast<cudaStream_t>(real)); });
+  return ForEachReal(handle->real, [&](void *real) {
+    return api_.StreamDestroy(static_cast<cudaStream_t>(real));
+  });
 }
 
 cudaError_t Runtime::EventDestroy(cudaEvent_t event) {

@@ -154,7 +154,8 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
     return 0;
   }
   if (session_.Config().trace) {
-    std::fprintf(stderr, "mgb-trace: task %llu (%s, %s, %llu bytes) placed on GPU %u = device %d; "
+    std::fprintf(stderr,
+                 "mgb-trace: task %llu (%s, %s, %llu bytes) placed on GPU %u = device %d; "
                  "current device was %d\n",
                  static_cast<unsigned long long>(placed->task_id), site.c_str(),
                  lazy ? "lazy" : "static", static_cast<unsigned long long>(asked),
@@ -198,14 +199,14 @@ void Runtime::FinishTask(uint64_t task_id) {
   if (std::shared_ptr<Client> client = session_.client()) {
     absl::Status ended = client->TaskEnd(task_id);
     if (!ended.ok()) {
-      std::fprintf(stderr, "mgb: ending task %llu: %s\n",
-                   static_cast<unsigned long long>(task_id), ended.ToString().c_str());
+      std::fprintf(stderr, "mgb: ending task %llu: %s\n", static_cast<unsigned long long>(task_id),
+                   ended.ToString().c_str());
     }
   }
 }
 
-mgb_task Runtime::TaskBegin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block,
-                            const void *kernel, const char *site) {
+mgb_task Runtime::TaskBegin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block, const void *kernel,
+                            const char *site) {
   if (!session_.Managed()) return 0;
   ThreadState &state = Thread();
   if (!state.stack.empty()) {  // nested: join the outer task; the guard grows it if needed

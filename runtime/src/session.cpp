@@ -53,7 +53,8 @@ bool SwitchFromEnvironment(const char *name, std::initializer_list<const char *>
   if (value == nullptr || *value == '\0') return false;
   if (OneOf(value, {"1", "yes", "true", "on"}) || OneOf(value, also_on)) return true;
   if (!OneOf(value, {"0", "no", "false", "off"})) {
-    std::fprintf(stderr, "mgb: %s=%s is not one of 1/0, yes/no, true/false: using 0\n", name, value);
+    std::fprintf(stderr, "mgb: %s=%s is not one of 1/0, yes/no, true/false: using 0\n", name,
+                 value);
   }
   return false;
 }
@@ -97,11 +98,10 @@ void Session::StandDownDriverGuard() {
 
 bool Session::Managed() {
   std::call_once(connected_, [this] {
-    auto client = Client::Connect(config_.socket_path, getpid(), config_.program,
-                                  config_.connect_timeout);
+    auto client =
+        Client::Connect(config_.socket_path, getpid(), config_.program, config_.connect_timeout);
     if (!client.ok()) {
-      Fail("cannot reach mgbd at " + config_.socket_path + " (" + client.status().ToString() +
-           ")");
+      Fail("cannot reach mgbd at " + config_.socket_path + " (" + client.status().ToString() + ")");
       return;
     }
     std::lock_guard lock(mu_);

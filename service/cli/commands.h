@@ -5,10 +5,10 @@
 
 namespace mgb::cli {
 
-int RunStatusCommand(int argc, char **argv);  // status_command.cpp
-int RunRunCommand(int argc, char **argv);     // run_command.cpp
-int RunWatchCommand(int argc, char **argv);   // watch_command.cpp
-int RunTopCommand(int argc, char **argv);     // top_command.cpp
+int RunStatusCommand(int argc, char **argv);     // status_command.cpp
+int RunRunCommand(int argc, char **argv);        // run_command.cpp
+int RunWatchCommand(int argc, char **argv);      // watch_command.cpp
+int RunTopCommand(int argc, char **argv);        // top_command.cpp
 int RunSlurmConfCommand(int argc, char **argv);  // slurm_command.cpp
 int RunSlurmHookCommand(int argc, char **argv);  // slurm_command.cpp
 

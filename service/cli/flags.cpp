@@ -44,8 +44,8 @@ void FlagParser::Size(std::string name, uint64_t *out, std::string help) {
                     [out](const std::string &v) -> std::optional<std::string> {
                       std::optional<uint64_t> bytes = core::ParseByteSize(v);
                       if (!bytes) {
-                        return "expects a size like 512M, 10G, 100GiB or a byte count, got '" +
-                               v + "'";
+                        return "expects a size like 512M, 10G, 100GiB or a byte count, got '" + v +
+                               "'";
                       }
                       *out = *bytes;
                       return std::nullopt;
@@ -63,7 +63,8 @@ std::string FlagParser::Help() const {
     if (left.size() < 28) left.resize(28, ' ');
     text += left + " " + help + "\n";
   };
-  for (const Flag &f : flags_) line("  --" + f.name + (f.takes_value ? " " + f.value_name : ""), f.help);
+  for (const Flag &f : flags_)
+    line("  --" + f.name + (f.takes_value ? " " + f.value_name : ""), f.help);
   line("  --help", "print this help and exit");
   line("  --version", "print mgb's version and exit");
   return text;
@@ -77,7 +78,8 @@ int FlagParser::Fail(const std::string &message) const {
 
 std::string FlagParser::VersionLine() const { return command_ + " " + MGB_VERSION; }
 
-FlagParser::Outcome FlagParser::ParseQuietly(int argc, char **argv, std::vector<std::string> *rest) {
+FlagParser::Outcome FlagParser::ParseQuietly(int argc, char **argv,
+                                             std::vector<std::string> *rest) {
   Outcome outcome;
   auto fail = [&outcome](std::string message) {
     outcome.error = std::move(message);

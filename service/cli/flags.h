@@ -31,8 +31,8 @@ class FlagParser {
 
   // The same parse, printing nothing: for libraries that report errors their own way.
   struct Outcome {
-    bool help = false;     // --help or -h was given (parsing stopped there)
-    bool version = false;  // --version was given (parsing stopped there)
+    bool help = false;                 // --help or -h was given (parsing stopped there)
+    bool version = false;              // --version was given (parsing stopped there)
     std::optional<std::string> error;  // "unknown flag --x", "--n expects a whole number, ..."
   };
   Outcome ParseQuietly(int argc, char **argv, std::vector<std::string> *rest);

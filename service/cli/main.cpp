@@ -21,17 +21,20 @@ constexpr Command kCommands[] = {
     {"run", mgb::cli::RunRunCommand, "run an unmodified program as one task on a GPU mgbd picks"},
     {"watch", mgb::cli::RunWatchCommand, "print scheduling events as they happen"},
     {"top", mgb::cli::RunTopCommand, "mgb status, live: redrawn every second until q"},
-    {"slurm-conf", mgb::cli::RunSlurmConfCommand, "print this node's Slurm configuration for mgb (GPU memory GRES, hooks)"},
-    {"slurm-hook", mgb::cli::RunSlurmHookCommand, "Slurm's Prolog, Epilog and TaskProlog for mgbd (see slurm-conf)"},
+    {"slurm-conf", mgb::cli::RunSlurmConfCommand,
+     "print this node's Slurm configuration for mgb (GPU memory GRES, hooks)"},
+    {"slurm-hook", mgb::cli::RunSlurmHookCommand,
+     "Slurm's Prolog, Epilog and TaskProlog for mgbd (see slurm-conf)"},
     {"batch", RunBatchCommand, "run a list of jobs with N worker slots and record each job"},
     {"simulate", RunSimulateCommand, "simulate a node running mgbd's scheduler over a job trace"},
 };
 
 void PrintUsage(std::FILE *out) {
-  std::fprintf(out, "Usage: mgb COMMAND [FLAGS]   (mgb COMMAND --help for its flags)\n\nCommands:\n");
-  for (const Command &c : kCommands) std::fprintf(out, "  %-11s %s\n", c.name, c.summary);
   std::fprintf(out,
-               "\nThe daemon's socket comes from --socket or MGB_SOCKET (default /tmp/mgbd.sock).\n");
+               "Usage: mgb COMMAND [FLAGS]   (mgb COMMAND --help for its flags)\n\nCommands:\n");
+  for (const Command &c : kCommands) std::fprintf(out, "  %-11s %s\n", c.name, c.summary);
+  std::fprintf(
+      out, "\nThe daemon's socket comes from --socket or MGB_SOCKET (default /tmp/mgbd.sock).\n");
 }
 
 }  // namespace

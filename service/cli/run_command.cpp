@@ -57,7 +57,8 @@ std::vector<std::string> ChildEnvironment(const Placement &p, const SessionDetai
   std::vector<std::string> env;
   for (char **e = environ; *e != nullptr; ++e) {
     bool replaced = false;
-    for (const auto &[name, value] : set) replaced = replaced || std::strncmp(*e, (name + "=").c_str(), name.size() + 1) == 0;
+    for (const auto &[name, value] : set)
+      replaced = replaced || std::strncmp(*e, (name + "=").c_str(), name.size() + 1) == 0;
     if (!replaced) env.emplace_back(*e);
   }
   for (const auto &[name, value] : set) env.push_back(name + "=" + value);
@@ -120,15 +121,16 @@ int RunRunCommand(int argc, char **argv) {
   int64_t warps = 1;
   bool no_guard = false;
   std::string socket = SocketFromEnvironment();
-  FlagParser flags(argv[0],
-                   "mgb run [--mem SIZE] [--max-mem SIZE] [--warps N] [--socket PATH] -- PROGRAM [ARGS...]\n\n"
-                   "Runs PROGRAM as one GPU task: waits until mgbd grants it memory on a GPU, shows\n"
-                   "the program only that GPU (CUDA_VISIBLE_DEVICES) and preloads mgb's guard\n"
-                   "(libmgb-guard.so), which counts every device allocation and grows the grant\n"
-                   "through mgbd when the program needs more (waiting for room, never crashing\n"
-                   "another program). Without --mem the first grant is what this command line\n"
-                   "(yours) used at its peak last time, else mgbd's default. Releases the GPU when\n"
-                   "the program exits and returns its exit status (127: it could not start).");
+  FlagParser flags(
+      argv[0],
+      "mgb run [--mem SIZE] [--max-mem SIZE] [--warps N] [--socket PATH] -- PROGRAM [ARGS...]\n\n"
+      "Runs PROGRAM as one GPU task: waits until mgbd grants it memory on a GPU, shows\n"
+      "the program only that GPU (CUDA_VISIBLE_DEVICES) and preloads mgb's guard\n"
+      "(libmgb-guard.so), which counts every device allocation and grows the grant\n"
+      "through mgbd when the program needs more (waiting for room, never crashing\n"
+      "another program). Without --mem the first grant is what this command line\n"
+      "(yours) used at its peak last time, else mgbd's default. Releases the GPU when\n"
+      "the program exits and returns its exit status (127: it could not start).");
   flags.Size("mem", &memory, "the first grant (default: the learned peak, else mgbd's default)");
   flags.Size("max-mem", &max_memory,
              "the most the program may hold; past it allocations fail with out-of-memory "
@@ -150,8 +152,10 @@ int RunRunCommand(int argc, char **argv) {
   if (!no_guard) {
     guard_library = RunGuard::FindLibrary();
     if (!guard_library) {
-      std::fprintf(stderr, "%s: warning: libmgb-guard.so not found (set MGB_GUARD_LIB); the program "
-                   "runs unguarded within its first grant\n", argv[0]);
+      std::fprintf(stderr,
+                   "%s: warning: libmgb-guard.so not found (set MGB_GUARD_LIB); the program "
+                   "runs unguarded within its first grant\n",
+                   argv[0]);
     }
   }
 
@@ -163,8 +167,8 @@ int RunRunCommand(int argc, char **argv) {
   LaunchShape shape;
   shape.grid.x = static_cast<uint32_t>(warps);
   shape.block.x = 32;  // one warp per block: warps = N
-  absl::StatusOr<Placement> placement = (*client)->TaskBeginProfiled(
-      ProfileKey(program), memory, shape, "mgb run " + program[0]);
+  absl::StatusOr<Placement> placement =
+      (*client)->TaskBeginProfiled(ProfileKey(program), memory, shape, "mgb run " + program[0]);
   if (!placement.ok()) {
     std::fprintf(stderr, "%s: mgbd refused the task: %s\n", argv[0],
                  std::string(placement.status().message()).c_str());
@@ -208,7 +212,8 @@ int RunRunCommand(int argc, char **argv) {
     peak = std::max(peak, *bytes);
     if (*bytes == reported && peak == reported_peak) return;
     if (absl::Status s = (*client)->TaskUsage(placement->task_id, *bytes, peak); !s.ok()) {
-      std::fprintf(stderr, "%s: reporting GPU memory: %s\n", argv[0], std::string(s.message()).c_str());
+      std::fprintf(stderr, "%s: reporting GPU memory: %s\n", argv[0],
+                   std::string(s.message()).c_str());
       return;
     }
     reported = *bytes;
@@ -220,7 +225,8 @@ int RunRunCommand(int argc, char **argv) {
   report_usage(0);  // the final peak, which mgbd keeps for this command line's next run
   guard.reset();
   if (absl::Status end = (*client)->TaskEnd(placement->task_id); !end.ok()) {
-    std::fprintf(stderr, "%s: releasing the GPU: %s\n", argv[0], std::string(end.message()).c_str());
+    std::fprintf(stderr, "%s: releasing the GPU: %s\n", argv[0],
+                 std::string(end.message()).c_str());
   }
   return status;
 }

@@ -38,7 +38,8 @@ std::unique_ptr<RunGuard> RunGuard::Start(Client &client, uint64_t task_id, uint
                                           uint64_t cap, const std::string &library,
                                           std::string *error) {
   const char *tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/mgb-run-XXXXXX";
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/mgb-run-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
     *error = "cannot make a directory like " + pattern;
     return nullptr;
@@ -90,10 +91,10 @@ guard::GrowAnswer RunGuard::Grow(uint64_t missing_bytes) {
   absl::StatusOr<uint64_t> grown = client_.TaskGrow(task_id_, missing_bytes);
   if (!grown.ok()) {
     const absl::StatusCode code = grown.status().code();
-    answer.verdict = code == absl::StatusCode::kResourceExhausted ||
-                             code == absl::StatusCode::kInvalidArgument
-                         ? guard::GrowAnswer::kRefused
-                         : guard::GrowAnswer::kUnavailable;
+    answer.verdict =
+        code == absl::StatusCode::kResourceExhausted || code == absl::StatusCode::kInvalidArgument
+            ? guard::GrowAnswer::kRefused
+            : guard::GrowAnswer::kUnavailable;
     answer.message = "mgbd: " + std::string(grown.status().message());
     return answer;
   }

@@ -1,5 +1,5 @@
-// RunGuard: `mgb run`'s side of the driver-level guard (guard/). It finds libmgb-guard.so, makes the
-// run's private directory with the ledger and the grow channel, names them in the program's
+// RunGuard: `mgb run`'s side of the driver-level guard (guard/). It finds libmgb-guard.so, makes
+// the run's private directory with the ledger and the grow channel, names them in the program's
 // environment (LD_PRELOAD, MGB_GUARD_DIR), grows the task through mgbd when the guard asks, and
 // reads back what the program allocated. Gone with the run: the directory is removed.
 #ifndef MGB_SERVICE_CLI_RUN_GUARD_H
@@ -32,7 +32,8 @@ class RunGuard {
   RunGuard(const RunGuard &) = delete;
   RunGuard &operator=(const RunGuard &) = delete;
 
-  // Variables to set in the program's environment (LD_PRELOAD keeps the caller's entries after ours).
+  // Variables to set in the program's environment (LD_PRELOAD keeps the caller's entries after
+  // ours).
   std::vector<std::pair<std::string, std::string>> Environment() const;
 
   struct Usage {

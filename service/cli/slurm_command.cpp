@@ -51,7 +51,8 @@ std::string SelfPath() {
 // Runs argv (no shell) and returns its standard output; an error names the command and its exit.
 absl::StatusOr<std::string> Capture(const std::vector<std::string> &argv) {
   int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return absl::InternalError(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+    return absl::InternalError(std::string("pipe: ") + std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
@@ -107,7 +108,8 @@ absl::Status Retrying(Call &&call) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (true) {
     absl::Status status = call();
-    if (status.code() != absl::StatusCode::kUnavailable || std::chrono::steady_clock::now() >= give_up) {
+    if (status.code() != absl::StatusCode::kUnavailable ||
+        std::chrono::steady_clock::now() >= give_up) {
       return status;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -117,7 +119,8 @@ absl::Status Retrying(Call &&call) {
 int Prolog(const std::string &socket, const std::string &scontrol) {
   const std::optional<uint64_t> job = JobFromEnvironment();
   if (!job) {
-    std::fprintf(stderr, "mgb slurm-hook prolog: SLURM_JOB_ID is not a job id: run it as Slurm's Prolog\n");
+    std::fprintf(stderr,
+                 "mgb slurm-hook prolog: SLURM_JOB_ID is not a job id: run it as Slurm's Prolog\n");
     return 2;
   }
   absl::StatusOr<std::string> record =
@@ -126,12 +129,15 @@ int Prolog(const std::string &socket, const std::string &scontrol) {
       record.ok() ? slurm::GpuMemoryPerNode(*record) : absl::StatusOr<uint64_t>(record.status());
   if (!bytes.ok()) {
     std::fprintf(stderr, "mgb slurm-hook prolog: job %llu: %s; its tasks get no GPU memory here\n",
-                 static_cast<unsigned long long>(*job), std::string(bytes.status().message()).c_str());
+                 static_cast<unsigned long long>(*job),
+                 std::string(bytes.status().message()).c_str());
     return 0;
   }
-  absl::Status told = Retrying([&] { return Client::JobBeginAt(socket, *job, *bytes, kTryTimeout); });
+  absl::Status told =
+      Retrying([&] { return Client::JobBeginAt(socket, *job, *bytes, kTryTimeout); });
   if (!told.ok()) {
-    std::fprintf(stderr, "mgb slurm-hook prolog: job %llu: telling mgbd at %s its grant of %s: %s\n",
+    std::fprintf(stderr,
+                 "mgb slurm-hook prolog: job %llu: telling mgbd at %s its grant of %s: %s\n",
                  static_cast<unsigned long long>(*job), socket.c_str(),
                  core::FormatBytes(*bytes).c_str(), std::string(told.message()).c_str());
   }
@@ -141,7 +147,8 @@ int Prolog(const std::string &socket, const std::string &scontrol) {
 int Epilog(const std::string &socket) {
   const std::optional<uint64_t> job = JobFromEnvironment();
   if (!job) {
-    std::fprintf(stderr, "mgb slurm-hook epilog: SLURM_JOB_ID is not a job id: run it as Slurm's Epilog\n");
+    std::fprintf(stderr,
+                 "mgb slurm-hook epilog: SLURM_JOB_ID is not a job id: run it as Slurm's Epilog\n");
     return 2;
   }
   absl::StatusOr<uint32_t> ended;
@@ -151,7 +158,8 @@ int Epilog(const std::string &socket) {
   });
   if (!told.ok()) {
     std::fprintf(stderr, "mgb slurm-hook epilog: job %llu: telling mgbd at %s: %s\n",
-                 static_cast<unsigned long long>(*job), socket.c_str(), std::string(told.message()).c_str());
+                 static_cast<unsigned long long>(*job), socket.c_str(),
+                 std::string(told.message()).c_str());
   } else if (*ended > 0) {
     std::fprintf(stderr, "mgb slurm-hook epilog: job %llu: %u session(s) of its processes ended\n",
                  static_cast<unsigned long long>(*job), *ended);
@@ -164,14 +172,15 @@ int Epilog(const std::string &socket) {
 int RunSlurmHookCommand(int argc, char **argv) {
   std::string socket_template = SocketFromEnvironment();
   std::string scontrol = batch::ResolveProgram("scontrol");
-  FlagParser flags(argv[0],
-                   "mgb slurm-hook prolog|epilog|task-prolog [--socket TEMPLATE] [--scontrol PATH]\n\n"
-                   "What Slurm runs on a node (scripts from `mgb slurm-conf --hooks DIR`):\n"
-                   "  prolog       tells mgbd the job's grant: --gres=gpumem per node, from scontrol\n"
-                   "  epilog       tells mgbd the job ended: what its processes held is released\n"
-                   "  task-prolog  prints `export MGB_SOCKET=...` so the job's programs find mgbd\n"
-                   "Job and node come from Slurm's SLURM_JOB_ID and SLURMD_NODENAME. mgbd being\n"
-                   "unreachable is reported on stderr (slurmd's log), never a failed prolog.");
+  FlagParser flags(
+      argv[0],
+      "mgb slurm-hook prolog|epilog|task-prolog [--socket TEMPLATE] [--scontrol PATH]\n\n"
+      "What Slurm runs on a node (scripts from `mgb slurm-conf --hooks DIR`):\n"
+      "  prolog       tells mgbd the job's grant: --gres=gpumem per node, from scontrol\n"
+      "  epilog       tells mgbd the job ended: what its processes held is released\n"
+      "  task-prolog  prints `export MGB_SOCKET=...` so the job's programs find mgbd\n"
+      "Job and node come from Slurm's SLURM_JOB_ID and SLURMD_NODENAME. mgbd being\n"
+      "unreachable is reported on stderr (slurmd's log), never a failed prolog.");
   flags.String("socket", &socket_template,
                "mgbd's socket; %n is the node's name (default: $MGB_SOCKET, /run/mgbd/mgbd.sock or "
                "/tmp/mgbd.sock)");
@@ -195,17 +204,21 @@ int RunSlurmConfCommand(int argc, char **argv) {
   uint64_t context_reserve = core::kDefaultContextReserve;
   std::string hooks_dir, socket_template, scontrol = batch::ResolveProgram("scontrol");
   bool gres_only = false;
-  FlagParser flags(argv[0],
-                   "mgb slurm-conf [--socket PATH] [--node NAME] [--context-reserve SIZE]\n"
-                   "               [--hooks DIR [--hook-socket TEMPLATE] [--scontrol PATH]] [--gres]\n\n"
-                   "Prints this node's Slurm configuration for mgb, from mgbd's GPUs: GPU memory as\n"
-                   "a count GRES (gpumem) for slurm.conf and gres.conf. With --hooks, also writes the\n"
-                   "Prolog, Epilog and TaskProlog scripts into DIR and prints their slurm.conf lines.");
-  flags.String("socket", &socket, "mgbd's socket (default: $MGB_SOCKET, /run/mgbd/mgbd.sock or /tmp/mgbd.sock)");
+  FlagParser flags(
+      argv[0],
+      "mgb slurm-conf [--socket PATH] [--node NAME] [--context-reserve SIZE]\n"
+      "               [--hooks DIR [--hook-socket TEMPLATE] [--scontrol PATH]] [--gres]\n\n"
+      "Prints this node's Slurm configuration for mgb, from mgbd's GPUs: GPU memory as\n"
+      "a count GRES (gpumem) for slurm.conf and gres.conf. With --hooks, also writes the\n"
+      "Prolog, Epilog and TaskProlog scripts into DIR and prints their slurm.conf lines.");
+  flags.String("socket", &socket,
+               "mgbd's socket (default: $MGB_SOCKET, /run/mgbd/mgbd.sock or /tmp/mgbd.sock)");
   flags.String("node", &node, "the node's Slurm name (default: the short host name)");
-  flags.Size("context-reserve", &context_reserve,
-             "per GPU, memory left out of the grant for a process's CUDA context (default 528M, as mgbd)");
-  flags.String("hooks", &hooks_dir, "write mgb-prolog, mgb-epilog and mgb-task-prolog into this directory");
+  flags.Size(
+      "context-reserve", &context_reserve,
+      "per GPU, memory left out of the grant for a process's CUDA context (default 528M, as mgbd)");
+  flags.String("hooks", &hooks_dir,
+               "write mgb-prolog, mgb-epilog and mgb-task-prolog into this directory");
   flags.String("hook-socket", &socket_template,
                "the socket the hooks use; %n is the node's name (default: --socket)");
   flags.String("scontrol", &scontrol, "the scontrol the prolog runs (default: from PATH)");
@@ -221,12 +234,14 @@ int RunSlurmConfCommand(int argc, char **argv) {
   }
   std::optional<slurm::HookSettings> hooks;
   if (!hooks_dir.empty()) {
-    if (hooks_dir[0] != '/') return flags.Fail("--hooks: must be an absolute path (Slurm runs them from anywhere)");
+    if (hooks_dir[0] != '/')
+      return flags.Fail("--hooks: must be an absolute path (Slurm runs them from anywhere)");
     if (scontrol.empty() || scontrol[0] != '/') {
-      return flags.Fail("--scontrol: no scontrol found on PATH; name it with --scontrol /path/to/scontrol");
+      return flags.Fail(
+          "--scontrol: no scontrol found on PATH; name it with --scontrol /path/to/scontrol");
     }
-    hooks = slurm::HookSettings{hooks_dir, SelfPath(), socket_template.empty() ? socket : socket_template,
-                                scontrol};
+    hooks = slurm::HookSettings{hooks_dir, SelfPath(),
+                                socket_template.empty() ? socket : socket_template, scontrol};
     mkdir(hooks_dir.c_str(), 0755);
     for (const slurm::HookScript &script : slurm::HookScripts(*hooks)) {
       std::ofstream out(script.path, std::ios::trunc);
@@ -237,7 +252,8 @@ int RunSlurmConfCommand(int argc, char **argv) {
       }
     }
   }
-  std::printf("%s", slurm::SlurmConfText(node, gpus, context_reserve, hooks ? &*hooks : nullptr).c_str());
+  std::printf("%s",
+              slurm::SlurmConfText(node, gpus, context_reserve, hooks ? &*hooks : nullptr).c_str());
   return 0;
 }
 

@@ -1,4 +1,5 @@
-// mgb status [--json | --format=table|json|prometheus] [--socket PATH]: what mgbd holds, per GPU and per task, and its queue.
+// mgb status [--json | --format=table|json|prometheus] [--socket PATH]: what mgbd holds, per GPU
+// and per task, and its queue.
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -16,12 +17,18 @@ namespace mgb::cli {
 namespace {
 
 nlohmann::json TaskJson(const v1::TaskStatus &t) {
-  return {{"task_id", t.task_id()},         {"session", t.session_id()},
-          {"pid", t.pid()},                 {"program", t.program()},
-          {"label", t.label()},             {"memory_bytes", t.memory_bytes()},
-          {"warps", t.warps()},             {"gpu_index", t.gpu_index()},
-          {"since_unix_ms", t.since_unix_ms()}, {"allocated_bytes", t.allocated_bytes()},
-          {"peak_bytes", t.peak_bytes()},   {"user", t.user()},
+  return {{"task_id", t.task_id()},
+          {"session", t.session_id()},
+          {"pid", t.pid()},
+          {"program", t.program()},
+          {"label", t.label()},
+          {"memory_bytes", t.memory_bytes()},
+          {"warps", t.warps()},
+          {"gpu_index", t.gpu_index()},
+          {"since_unix_ms", t.since_unix_ms()},
+          {"allocated_bytes", t.allocated_bytes()},
+          {"peak_bytes", t.peak_bytes()},
+          {"user", t.user()},
           {"job_id", t.job_id()}};
 }
 
@@ -46,9 +53,11 @@ void PrintJson(const v1::StatusReply &s) {
   for (const v1::TaskStatus &t : s.waiting()) waiting.push_back(TaskJson(t));
   nlohmann::json jobs = nlohmann::json::array();
   for (const v1::JobStatus &j : s.jobs()) {
-    jobs.push_back({{"job_id", j.job_id()}, {"grant_bytes", j.grant_bytes()}, {"held_bytes", j.held_bytes()}});
+    jobs.push_back(
+        {{"job_id", j.job_id()}, {"grant_bytes", j.grant_bytes()}, {"held_bytes", j.held_bytes()}});
   }
-  nlohmann::json doc = {{"mgbd_version", s.mgbd_version()}, {"policy", s.policy()},
+  nlohmann::json doc = {{"mgbd_version", s.mgbd_version()},
+                        {"policy", s.policy()},
                         {"jobs", jobs},
                         {"gpus", gpus},
                         {"waiting", s.waiting_size()},
@@ -66,12 +75,14 @@ int RunStatusCommand(int argc, char **argv) {
   bool json = false;
   std::string format = "table";
   std::string socket = SocketFromEnvironment();
-  FlagParser flags(argv[0], "mgb status [--json | --format=table|json|prometheus] [--socket PATH]\n\n"
-                            "Shows each GPU's memory (total, reserved, used, available), warps in use,\n"
-                            "tasks and sessions; each running task (GPU, pid, user, program, label, reserved,\n"
-                            "allocated and peak memory, warps, age); and the tasks waiting for a GPU (what\n"
-                            "they need, for how long), oldest first. --format=prometheus prints the metrics\n"
-                            "mgbd --metrics serves, for node_exporter's textfile collector.");
+  FlagParser flags(
+      argv[0],
+      "mgb status [--json | --format=table|json|prometheus] [--socket PATH]\n\n"
+      "Shows each GPU's memory (total, reserved, used, available), warps in use,\n"
+      "tasks and sessions; each running task (GPU, pid, user, program, label, reserved,\n"
+      "allocated and peak memory, warps, age); and the tasks waiting for a GPU (what\n"
+      "they need, for how long), oldest first. --format=prometheus prints the metrics\n"
+      "mgbd --metrics serves, for node_exporter's textfile collector.");
   flags.Bool("json", &json, "print JSON (byte and count fields are integers): --format=json");
   flags.Value("format", "FORMAT", "table (default), json, or prometheus (text exposition format)",
               [&format](const std::string &value) -> std::optional<std::string> {

@@ -46,19 +46,23 @@ std::string JobColumn(bool shown, uint64_t job) {
 
 void PrintTable(const v1::StatusReply &s) {
   std::printf("mgbd %s, policy %s, %u sessions, %d running, %d waiting, %llu decisions\n\n",
-              s.mgbd_version().empty() ? "?" : s.mgbd_version().c_str(), s.policy().c_str(), s.sessions(), s.tasks_size(), s.waiting_size(),
+              s.mgbd_version().empty() ? "?" : s.mgbd_version().c_str(), s.policy().c_str(),
+              s.sessions(), s.tasks_size(), s.waiting_size(),
               static_cast<unsigned long long>(s.decisions()));
-  std::printf("%-3s %-24s %12s %12s %12s %12s %15s %5s %8s\n", "GPU", "NAME", "TOTAL",
-              "RESERVED", "USED", "AVAILABLE", "WARPS", "TASKS", "SESSIONS");
+  std::printf("%-3s %-24s %12s %12s %12s %12s %15s %5s %8s\n", "GPU", "NAME", "TOTAL", "RESERVED",
+              "USED", "AVAILABLE", "WARPS", "TASKS", "SESSIONS");
   for (const v1::GpuStatus &g : s.gpus()) {
-    const std::string warps = std::to_string(g.warps_in_use()) + "/" + std::to_string(g.warp_capacity());
-    std::printf("%-3u %-24s %12s %12s %12s %12s %15s %5u %8u\n", g.index(), g.name().c_str(),
-                core::FormatBytes(g.memory_total()).c_str(), core::FormatBytes(g.memory_reserved()).c_str(),
-                core::FormatBytes(g.memory_used()).c_str(), core::FormatBytes(g.memory_available()).c_str(),
-                warps.c_str(), g.tasks(), g.sessions());
+    const std::string warps =
+        std::to_string(g.warps_in_use()) + "/" + std::to_string(g.warp_capacity());
+    std::printf(
+        "%-3u %-24s %12s %12s %12s %12s %15s %5u %8u\n", g.index(), g.name().c_str(),
+        core::FormatBytes(g.memory_total()).c_str(), core::FormatBytes(g.memory_reserved()).c_str(),
+        core::FormatBytes(g.memory_used()).c_str(), core::FormatBytes(g.memory_available()).c_str(),
+        warps.c_str(), g.tasks(), g.sessions());
   }
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch()).count();
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   // mgbd --slurm: a JOB column (Slurm job ids) after USER, and each job's grant.
   bool jobs = s.jobs_size() > 0;
   for (const v1::TaskStatus &t : s.tasks()) jobs = jobs || t.job_id() != 0;
@@ -66,14 +70,13 @@ void PrintTable(const v1::StatusReply &s) {
   const std::string job_header = jobs ? " JOB       " : "";
   if (s.tasks_size() > 0) {
     std::printf("\nrunning:\n%-8s %-3s %-8s %-10s%s %-20s %-20s %12s %12s %12s %7s %9s\n", "TASK",
-                "GPU", "PID", "USER", job_header.c_str(), "PROGRAM", "LABEL", "RESERVED", "ALLOCATED",
-                "PEAK", "WARPS", "AGE");
+                "GPU", "PID", "USER", job_header.c_str(), "PROGRAM", "LABEL", "RESERVED",
+                "ALLOCATED", "PEAK", "WARPS", "AGE");
     for (const v1::TaskStatus &t : s.tasks()) {
       std::printf("%-8llu %-3d %-8lld %-10s%s %-20s %-20s %12s %12s %12s %7llu %9s\n",
                   static_cast<unsigned long long>(t.task_id()), t.gpu_index(),
                   static_cast<long long>(t.pid()), Clip(t.user(), 10).c_str(),
-                  JobColumn(jobs, t.job_id()).c_str(),
-                  Clip(t.program(), 20).c_str(),
+                  JobColumn(jobs, t.job_id()).c_str(), Clip(t.program(), 20).c_str(),
                   Clip(t.label(), 20).c_str(), core::FormatBytes(t.memory_bytes()).c_str(),
                   t.allocated_bytes() > 0 ? core::FormatBytes(t.allocated_bytes()).c_str() : "-",
                   t.peak_bytes() > 0 ? core::FormatBytes(t.peak_bytes()).c_str() : "-",
@@ -82,8 +85,8 @@ void PrintTable(const v1::StatusReply &s) {
     }
   }
   if (s.waiting_size() > 0) {
-    std::printf("\nwaiting (oldest first):\n%-8s %-8s %-10s%s %-20s %-20s %12s %9s\n", "TASK", "PID",
-                "USER", job_header.c_str(), "PROGRAM", "LABEL", "NEEDS", "WAITING");
+    std::printf("\nwaiting (oldest first):\n%-8s %-8s %-10s%s %-20s %-20s %12s %9s\n", "TASK",
+                "PID", "USER", job_header.c_str(), "PROGRAM", "LABEL", "NEEDS", "WAITING");
     for (const v1::TaskStatus &t : s.waiting()) {
       std::printf("%-8llu %-8lld %-10s%s %-20s %-20s %12s %9s\n",
                   static_cast<unsigned long long>(t.task_id()), static_cast<long long>(t.pid()),
@@ -97,7 +100,8 @@ void PrintTable(const v1::StatusReply &s) {
     std::printf("\nSlurm jobs:\n%-10s %12s %12s\n", "JOB", "GRANT", "HELD");
     for (const v1::JobStatus &j : s.jobs()) {
       std::printf("%-10llu %12s %12s\n", static_cast<unsigned long long>(j.job_id()),
-                  core::FormatBytes(j.grant_bytes()).c_str(), core::FormatBytes(j.held_bytes()).c_str());
+                  core::FormatBytes(j.grant_bytes()).c_str(),
+                  core::FormatBytes(j.held_bytes()).c_str());
     }
   }
 }

@@ -45,7 +45,8 @@ class RawKeys {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
     while (true) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now()).count();
+                            deadline - std::chrono::steady_clock::now())
+                            .count();
       if (g_stop) return true;
       if (left <= 0) return false;
       if (poll(&in, active_ ? 1 : 0, static_cast<int>(left)) <= 0) continue;  // or a signal
@@ -66,9 +67,10 @@ int RunTopCommand(int argc, char **argv) {
   std::string socket = SocketFromEnvironment();
   double interval = 1;
   int64_t iterations = 0;
-  FlagParser flags(argv[0], "mgb top [--interval SECONDS] [--iterations N] [--socket PATH]\n\n"
-                            "Shows `mgb status` live: every GPU, running task and waiting task, redrawn\n"
-                            "every interval until q or Ctrl-C.");
+  FlagParser flags(argv[0],
+                   "mgb top [--interval SECONDS] [--iterations N] [--socket PATH]\n\n"
+                   "Shows `mgb status` live: every GPU, running task and waiting task, redrawn\n"
+                   "every interval until q or Ctrl-C.");
   flags.Value("interval", "SECONDS", "time between redraws (default 1; at least 0.1)",
               [&](const std::string &value) -> std::optional<std::string> {
                 char *end = nullptr;
@@ -79,7 +81,8 @@ int RunTopCommand(int argc, char **argv) {
                 return std::nullopt;
               });
   flags.Int("iterations", &iterations, "stop after N redraws (default 0: until q or Ctrl-C)");
-  flags.String("socket", &socket, "mgbd's socket (default: $MGB_SOCKET, /run/mgbd/mgbd.sock or /tmp/mgbd.sock)");
+  flags.String("socket", &socket,
+               "mgbd's socket (default: $MGB_SOCKET, /run/mgbd/mgbd.sock or /tmp/mgbd.sock)");
   if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;
   if (iterations < 0) return flags.Fail("--iterations must be >= 0");
   struct sigaction stop = {};
@@ -88,7 +91,8 @@ int RunTopCommand(int argc, char **argv) {
   sigaction(SIGTERM, &stop, nullptr);
   const RawKeys keys;
   for (int64_t drawn = 0; iterations == 0 || drawn < iterations; ++drawn) {
-    absl::StatusOr<v1::StatusReply> status = Client::StatusAt(socket, std::chrono::milliseconds(1000));
+    absl::StatusOr<v1::StatusReply> status =
+        Client::StatusAt(socket, std::chrono::milliseconds(1000));
     const std::time_t now = std::time(nullptr);
     char clock[16];
     std::strftime(clock, sizeof(clock), "%H:%M:%S", std::localtime(&now));

@@ -14,9 +14,10 @@ namespace mgb::cli {
 int RunWatchCommand(int argc, char **argv) {
   std::string socket = SocketFromEnvironment();
   int64_t count = 0;
-  FlagParser flags(argv[0], "mgb watch [--count N] [--socket PATH]\n\n"
-                            "Prints mgbd's scheduling events (sessions, tasks queued, placed, grown,\n"
-                            "ended, cancelled) as they happen, one line each.");
+  FlagParser flags(argv[0],
+                   "mgb watch [--count N] [--socket PATH]\n\n"
+                   "Prints mgbd's scheduling events (sessions, tasks queued, placed, grown,\n"
+                   "ended, cancelled) as they happen, one line each.");
   flags.Int("count", &count, "stop after N events (default: run until interrupted)");
   flags.String("socket", &socket, "mgbd's socket (default: $MGB_SOCKET or /tmp/mgbd.sock)");
   if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;

@@ -125,7 +125,7 @@ struct Connection {
 struct HeldTask {
   uint64_t server_id = 0;  // the current mgbd's id; 0 when it could not be restored there
   uint32_t gpu = 0;
-  uint64_t memory = 0;     // the reservation as last granted
+  uint64_t memory = 0;  // the reservation as last granted
   LaunchShape shape;
   std::string label;
 };
@@ -217,22 +217,25 @@ class GrpcClient final : public Client {
     // An older mgbd does not say what it granted: what was asked.
     const uint64_t granted = reply.memory_bytes() != 0 ? reply.memory_bytes() : memory_bytes;
     held_[local] = HeldTask{reply.task_id(), reply.gpu_index(), granted, shape, label};
-    return Placement{local,      reply.gpu_index(),  reply.gpu_name(),
-                     reply.gpu_uuid(), reply.pci_bus_id(), granted};
+    return Placement{
+        local, reply.gpu_index(), reply.gpu_name(), reply.gpu_uuid(), reply.pci_bus_id(), granted};
   }
 
   absl::StatusOr<uint64_t> Grow(uint64_t task_id, uint64_t extra_bytes, const Deadline &deadline) {
     v1::TaskGrowReply reply;
-    grpc::Status st = Call(deadline, [&](Connection &c) {
-      v1::TaskGrowRequest request;
-      request.set_session_id(c.session_id);
-      request.set_task_id(ServerId(task_id));
-      request.set_extra_bytes(extra_bytes);
-      if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
-      grpc::ClientContext context;
-      SetDeadline(context, deadline);
-      return c.stub->TaskGrow(&context, request, &reply);
-    }, task_id);
+    grpc::Status st = Call(
+        deadline,
+        [&](Connection &c) {
+          v1::TaskGrowRequest request;
+          request.set_session_id(c.session_id);
+          request.set_task_id(ServerId(task_id));
+          request.set_extra_bytes(extra_bytes);
+          if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
+          grpc::ClientContext context;
+          SetDeadline(context, deadline);
+          return c.stub->TaskGrow(&context, request, &reply);
+        },
+        task_id);
     if (!st.ok()) return FromGrpc(st);
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = held_.find(task_id); it != held_.end()) it->second.memory = reply.memory_bytes();
@@ -242,27 +245,33 @@ class GrpcClient final : public Client {
   absl::Status Usage(uint64_t task_id, uint64_t allocated_bytes, uint64_t peak_bytes) {
     if (!Attached()) return Held(task_id) ? absl::OkStatus() : UnknownTask(task_id);  // dropped
     v1::TaskUsageReply reply;
-    return FromGrpc(Call(std::nullopt, [&](Connection &c) {
-      v1::TaskUsageRequest request;
-      request.set_session_id(c.session_id);
-      request.set_task_id(ServerId(task_id));
-      request.set_allocated_bytes(allocated_bytes);
-      request.set_peak_bytes(peak_bytes);
-      grpc::ClientContext context;
-      return c.stub->TaskUsage(&context, request, &reply);
-    }, task_id));
+    return FromGrpc(Call(
+        std::nullopt,
+        [&](Connection &c) {
+          v1::TaskUsageRequest request;
+          request.set_session_id(c.session_id);
+          request.set_task_id(ServerId(task_id));
+          request.set_allocated_bytes(allocated_bytes);
+          request.set_peak_bytes(peak_bytes);
+          grpc::ClientContext context;
+          return c.stub->TaskUsage(&context, request, &reply);
+        },
+        task_id));
   }
 
   absl::StatusOr<uint64_t> Launch(uint64_t task_id, const LaunchShape &shape) {
     v1::TaskLaunchReply reply;
-    grpc::Status st = Call(std::nullopt, [&](Connection &c) {
-      v1::TaskLaunchRequest request;
-      request.set_session_id(c.session_id);
-      request.set_task_id(ServerId(task_id));
-      ToProto(shape, request.mutable_shape());
-      grpc::ClientContext context;
-      return c.stub->TaskLaunch(&context, request, &reply);
-    }, task_id);
+    grpc::Status st = Call(
+        std::nullopt,
+        [&](Connection &c) {
+          v1::TaskLaunchRequest request;
+          request.set_session_id(c.session_id);
+          request.set_task_id(ServerId(task_id));
+          ToProto(shape, request.mutable_shape());
+          grpc::ClientContext context;
+          return c.stub->TaskLaunch(&context, request, &reply);
+        },
+        task_id);
     if (!st.ok()) return FromGrpc(st);
     return reply.warps();
   }
@@ -377,8 +386,9 @@ class GrpcClient final : public Client {
           for (size_t i = 0; i < restoring.size(); ++i) {
             auto it = held_.find(restoring[i]);
             if (it == held_.end()) continue;
-            it->second.server_id =
-                i < static_cast<size_t>(info.restored_task_ids_size()) ? info.restored_task_ids(i) : 0;
+            it->second.server_id = i < static_cast<size_t>(info.restored_task_ids_size())
+                                       ? info.restored_task_ids(i)
+                                       : 0;
           }
           std::fprintf(stderr, "mgb: %s re-registered with mgbd at %s (%zu held tasks restored)\n",
                        program_.c_str(), socket_path_.c_str(), restoring.size());
@@ -406,10 +416,10 @@ class GrpcClient final : public Client {
         return;
       }
       if (connection->generation != 0) {  // this attempt had a session: report its loss once
-        std::fprintf(stderr,
-                     "mgb: %s lost mgbd at %s (%s); keeping the %zu tasks it holds and reconnecting\n",
-                     program_.c_str(), socket_path_.c_str(), status.error_message().c_str(),
-                     held_.size());
+        std::fprintf(
+            stderr,
+            "mgb: %s lost mgbd at %s (%s); keeping the %zu tasks it holds and reconnecting\n",
+            program_.c_str(), socket_path_.c_str(), status.error_message().c_str(), held_.size());
       }
       cv_.wait_for(lock, backoff, [this] { return closing_; });
       if (closing_) return;
@@ -420,23 +430,26 @@ class GrpcClient final : public Client {
   // Runs rpc on the current connection; after a loss (the call failed and the session broke, or
   // the mgbd behind the socket is a new one), waits for the reconnect and runs it again.
   template <class Rpc>
-  grpc::Status Call(const Deadline &deadline, Rpc &&rpc, std::optional<uint64_t> task = std::nullopt) {
-    const auto give_up = deadline ? *deadline : std::chrono::system_clock::now() + ReconnectPatience();
+  grpc::Status Call(const Deadline &deadline, Rpc &&rpc,
+                    std::optional<uint64_t> task = std::nullopt) {
+    const auto give_up =
+        deadline ? *deadline : std::chrono::system_clock::now() + ReconnectPatience();
     for (int attempt = 0;; ++attempt) {
       std::shared_ptr<Connection> connection;
       std::optional<grpc::Status> ended;  // the session ended for good (see the Attach loop)
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait_until(lock, give_up, [this] { return current_ != nullptr || closing_ || failed_; });
+        cv_.wait_until(lock, give_up,
+                       [this] { return current_ != nullptr || closing_ || failed_; });
         connection = current_;
         if (task && held_.count(*task) == 0) return ToGrpc(UnknownTask(*task));
         if (connection == nullptr && failed_) ended = first_failure_;
       }
       if (ended) return *ended;
       if (connection == nullptr) {
-        return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                            absl::StrCat("mgbd at ", socket_path_,
-                                         " went away and did not come back in time"));
+        return grpc::Status(
+            grpc::StatusCode::UNAVAILABLE,
+            absl::StrCat("mgbd at ", socket_path_, " went away and did not come back in time"));
       }
       grpc::Status st = rpc(*connection);
       if (st.ok() || attempt >= 3 || !LostSince(connection->generation)) return st;
@@ -482,7 +495,8 @@ class GrpcClient final : public Client {
     return absl::NotFoundError(absl::StrCat("task_id: no task ", task, " held by this session"));
   }
   static grpc::Status ToGrpc(const absl::Status &status) {
-    return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+    return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                        std::string(status.message()));
   }
 
   std::shared_ptr<grpc::Channel> first_channel_;  // the reader thread's, until its first Attach
@@ -498,7 +512,7 @@ class GrpcClient final : public Client {
   bool closing_ = false;
   bool failed_ = false;  // the first Attach failed: there is no session to keep
   grpc::Status first_failure_;
-  std::map<uint64_t, HeldTask> held_;  // by this client's task id
+  std::map<uint64_t, HeldTask> held_;                            // by this client's task id
   std::map<uint64_t, std::shared_ptr<EndCall>> ends_in_flight_;  // by this client's task id
   uint64_t last_local_ = 0;
   SessionDetails session_;  // written once, before Open returns
@@ -509,8 +523,8 @@ const GrpcClient &Impl(const Client *client) { return *static_cast<const GrpcCli
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Client>> Client::Connect(const std::string &socket_path,
-                                                        int64_t pid, const std::string &program,
+absl::StatusOr<std::unique_ptr<Client>> Client::Connect(const std::string &socket_path, int64_t pid,
+                                                        const std::string &program,
                                                         std::chrono::milliseconds connect_timeout) {
   BlockSignals block;
   std::shared_ptr<grpc::Channel> channel = ChannelTo(socket_path);
@@ -561,7 +575,7 @@ namespace {
 template <class Request, class Reply>
 absl::StatusOr<Reply> CallAt(const std::string &socket_path, std::chrono::milliseconds timeout,
                              grpc::Status (v1::Scheduler::Stub::*method)(grpc::ClientContext *,
-                                                                        const Request &, Reply *),
+                                                                         const Request &, Reply *),
                              const Request &request) {
   BlockSignals block;
   std::shared_ptr<grpc::Channel> channel = ChannelTo(socket_path);
@@ -606,7 +620,8 @@ absl::Status Client::WatchAt(const std::string &socket_path,
   {
     BlockSignals block;
     channel = ChannelTo(socket_path);
-    if (absl::Status st = WaitConnected(*channel, socket_path, connect_timeout); !st.ok()) return st;
+    if (absl::Status st = WaitConnected(*channel, socket_path, connect_timeout); !st.ok())
+      return st;
   }
   std::unique_ptr<v1::Scheduler::Stub> stub = v1::Scheduler::NewStub(channel);
   grpc::ClientContext context;

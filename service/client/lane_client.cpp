@@ -17,7 +17,8 @@ namespace {
 
 absl::Status FromLaneError(const std::string &payload) {
   v1::LaneError error;
-  if (!error.ParseFromString(payload)) return absl::InternalError("an unreadable lane error from mgbd");
+  if (!error.ParseFromString(payload))
+    return absl::InternalError("an unreadable lane error from mgbd");
   return absl::Status(static_cast<absl::StatusCode>(error.code()), error.message());
 }
 
@@ -44,8 +45,8 @@ absl::StatusOr<std::unique_ptr<LaneClient>> LaneClient::Open(const std::string &
   absl::StatusOr<lane::Frame> answer =
       lane::ReadFrame(fd, std::chrono::steady_clock::now() + timeout);
   if (!answer.ok() || answer->kind != lane::Kind::kHello) {
-    return absl::UnimplementedError(absl::StrCat("the mgbd at ", socket_path,
-                                                 " does not offer the fast lane"));
+    return absl::UnimplementedError(
+        absl::StrCat("the mgbd at ", socket_path, " does not offer the fast lane"));
   }
   return lane;
 }
@@ -71,7 +72,8 @@ absl::StatusOr<std::string> LaneClient::AnswerTo(uint32_t call, Until until) {
   }
 }
 
-absl::StatusOr<v1::TaskBeginReply> LaneClient::Begin(const v1::TaskBeginRequest &request, Until until) {
+absl::StatusOr<v1::TaskBeginReply> LaneClient::Begin(const v1::TaskBeginRequest &request,
+                                                     Until until) {
   const uint32_t call = next_call_++;
   if (absl::Status st = lane::WriteFrame(fd_, call, lane::Kind::kBegin, &request); !st.ok()) {
     broken_ = true;

@@ -21,8 +21,7 @@ absl::Status ReadCount(const json &gpu, const std::string &where, const char *fi
     if (required) return absl::InvalidArgumentError(absl::StrCat(where, ".", field, " is missing"));
     return absl::OkStatus();
   }
-  if (!it->is_number_integer() || it->get<int64_t>() <= 0 ||
-      it->get<uint64_t>() > max_value) {
+  if (!it->is_number_integer() || it->get<int64_t>() <= 0 || it->get<uint64_t>() > max_value) {
     return absl::InvalidArgumentError(absl::StrCat(where, ".", field, " must be an integer in 1..",
                                                    max_value, ", got ", it->dump()));
   }
@@ -66,14 +65,13 @@ absl::StatusOr<std::vector<GpuSpec>> ParseGpuConfig(const std::string &json_text
     }
     uint64_t sms = 0, blocks = spec.sm.max_blocks, warps = spec.sm.max_warps,
              regs = spec.sm.registers, shared = spec.sm.shared_bytes;
-    for (absl::Status st : {
-             ReadCount(g, where, "memory_bytes", true, std::numeric_limits<int64_t>::max(),
-                       spec.memory_bytes),
-             ReadCount(g, where, "sms", true, 65535, sms),
-             ReadCount(g, where, "max_blocks_per_sm", false, 65535, blocks),
-             ReadCount(g, where, "max_warps_per_sm", false, 65535, warps),
-             ReadCount(g, where, "registers_per_sm", false, u32, regs),
-             ReadCount(g, where, "shared_bytes_per_sm", false, u32, shared)}) {
+    for (absl::Status st : {ReadCount(g, where, "memory_bytes", true,
+                                      std::numeric_limits<int64_t>::max(), spec.memory_bytes),
+                            ReadCount(g, where, "sms", true, 65535, sms),
+                            ReadCount(g, where, "max_blocks_per_sm", false, 65535, blocks),
+                            ReadCount(g, where, "max_warps_per_sm", false, 65535, warps),
+                            ReadCount(g, where, "registers_per_sm", false, u32, regs),
+                            ReadCount(g, where, "shared_bytes_per_sm", false, u32, shared)}) {
       if (!st.ok()) return st;
     }
     spec.sms = static_cast<uint32_t>(sms);

@@ -42,7 +42,8 @@ uint64_t Scheduler::RoomForGrows(int gpu, uint64_t held) const {
 
 void Scheduler::FailHopelessGrows(Micros now) {
   if (growing_.empty() || options_.policy.kind == PolicyKind::kCoreToGpu) return;
-  // Each failure takes the youngest grow's task out of the held sum; recount until none is hopeless.
+  // Each failure takes the youngest grow's task out of the held sum; recount until none is
+  // hopeless.
   for (bool failed = true; failed && !growing_.empty();) {
     failed = false;
     const std::vector<GrowQueue> queues = GrowQueues();
@@ -71,16 +72,15 @@ std::string Scheduler::NoRoomMessage(TaskId id, int gpu, uint64_t memory, uint64
 absl::Status Scheduler::CancelStatus(const Event &e) const {
   switch (e.reason) {
     case CancelReason::kDeadline:
-      return absl::DeadlineExceededError(e.is_grow
-                                             ? "deadline_unix_ms: the GPU had no room for the grow in time"
-                                             : "deadline_unix_ms: no GPU had room in time");
-    case CancelReason::kSessionClosed:
-      return absl::CancelledError("session_id: the session ended");
+      return absl::DeadlineExceededError(
+          e.is_grow ? "deadline_unix_ms: the GPU had no room for the grow in time"
+                    : "deadline_unix_ms: no GPU had room in time");
+    case CancelReason::kSessionClosed: return absl::CancelledError("session_id: the session ended");
     case CancelReason::kNoRoom:
-      return absl::ResourceExhaustedError(NoRoomMessage(e.task, e.gpu, e.memory_bytes, e.grow_bytes));
+      return absl::ResourceExhaustedError(
+          NoRoomMessage(e.task, e.gpu, e.memory_bytes, e.grow_bytes));
     case CancelReason::kNone:
-    case CancelReason::kCancelled:
-      break;
+    case CancelReason::kCancelled: break;
   }
   return absl::CancelledError("cancelled");
 }

@@ -35,14 +35,15 @@ absl::Status JobGrants::Check(JobId job, uint64_t bytes, const std::string &what
   auto it = jobs_.find(job);
   if (it == jobs_.end() || it->second.limit == 0) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        what, ": Slurm job ", job, " has no GPU memory on this node (submit it with "
+        what, ": Slurm job ", job,
+        " has no GPU memory on this node (submit it with "
         "--gres=gpumem:SIZE; if it was, its Prolog could not reach mgbd: see slurmd's log)"));
   }
   const Job &j = it->second;
   if (bytes <= j.limit && j.held <= j.limit - bytes) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat(
-      what, " would take Slurm job ", job, " past its GPU memory grant of ", FormatBytes(j.limit),
-      " (--gres=gpumem): its tasks hold ", FormatBytes(j.held)));
+  return absl::ResourceExhaustedError(
+      absl::StrCat(what, " would take Slurm job ", job, " past its GPU memory grant of ",
+                   FormatBytes(j.limit), " (--gres=gpumem): its tasks hold ", FormatBytes(j.held)));
 }
 
 void JobGrants::Charge(JobId job, uint64_t task, uint64_t bytes) {

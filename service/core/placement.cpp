@@ -35,8 +35,9 @@ absl::StatusOr<Policy> ParsePolicy(std::string_view name) {
     return absl::InvalidArgumentError(
         absl::StrCat("policy '", std::string(name), "': cg:N needs a whole number N >= 1"));
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "policy '", std::string(name), "' is unknown; use one of: mgb, mgb-sm, single, cg:N, memory"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("policy '", std::string(name),
+                   "' is unknown; use one of: mgb, mgb-sm, single, cg:N, memory"));
 }
 
 // A process's tasks go to a GPU where it already has a context while one fits. Its tasks may share
@@ -55,8 +56,10 @@ Scheduler::Fit Scheduler::Choose(const Session &s, const Task &t,
   bool has_context = false;
   for (int g = 0; g < gpu_count(); ++g) {
     // The GPU its earlier CUDA objects live on counts as one of its own (TaskRequest).
-    if (s.context[g] == ContextState::kNone && g != t.preferred_gpu) elsewhere[g] = true;
-    else has_context = true;
+    if (s.context[g] == ContextState::kNone && g != t.preferred_gpu)
+      elsewhere[g] = true;
+    else
+      has_context = true;
   }
   if (has_context) {
     if (Fit fit = ChooseAmong(s, t, elsewhere); fit.gpu >= 0) return fit;
@@ -157,10 +160,12 @@ uint32_t Room(const SmLimits &lim, uint32_t blocks, uint32_t warps, uint32_t reg
   uint32_t room = lim.max_blocks > blocks ? lim.max_blocks - blocks : 0;
   room = std::min(room, lim.max_warps > warps ? (lim.max_warps - warps) / c.warps : 0);
   if (c.registers > 0) {
-    room = std::min(room, lim.registers > registers ? (lim.registers - registers) / c.registers : 0);
+    room =
+        std::min(room, lim.registers > registers ? (lim.registers - registers) / c.registers : 0);
   }
   if (c.shared_bytes > 0) {
-    room = std::min(room, lim.shared_bytes > shared ? (lim.shared_bytes - shared) / c.shared_bytes : 0);
+    room = std::min(room,
+                    lim.shared_bytes > shared ? (lim.shared_bytes - shared) / c.shared_bytes : 0);
   }
   return room;
 }
@@ -173,8 +178,10 @@ uint64_t RoomByTotals(const GpuSpec &spec, uint64_t blocks, uint64_t warps, uint
   auto left = [](uint64_t limit, uint64_t used) { return limit > used ? limit - used : 0; };
   uint64_t room = left(sms * spec.sm.max_blocks, blocks);
   room = std::min(room, left(sms * spec.sm.max_warps, warps) / c.warps);
-  if (c.registers > 0) room = std::min(room, left(sms * spec.sm.registers, registers) / c.registers);
-  if (c.shared_bytes > 0) room = std::min(room, left(sms * spec.sm.shared_bytes, shared) / c.shared_bytes);
+  if (c.registers > 0)
+    room = std::min(room, left(sms * spec.sm.registers, registers) / c.registers);
+  if (c.shared_bytes > 0)
+    room = std::min(room, left(sms * spec.sm.shared_bytes, shared) / c.shared_bytes);
   return room;
 }
 
@@ -206,7 +213,8 @@ std::optional<std::vector<uint16_t>> Scheduler::FitSms(const GpuState &g,
   // enough room by the GPU's totals (a sum of per-SM rooms is at most the room of the sums).
   if (g.warps + want * cost.warps > g.spec.warp_capacity()) return std::nullopt;
   const SmTotal &used = g.sm_total;
-  if (RoomByTotals(g.spec, used.blocks, used.warps, used.registers, used.shared_bytes, cost) < want) {
+  if (RoomByTotals(g.spec, used.blocks, used.warps, used.registers, used.shared_bytes, cost) <
+      want) {
     return std::nullopt;
   }
   std::vector<uint32_t> &room = room_scratch_;
@@ -226,7 +234,10 @@ std::optional<std::vector<uint16_t>> Scheduler::FitSms(const GpuState &g,
     const uint32_t mid = (lo + hi) / 2;
     uint64_t sum = 0;
     for (uint32_t r : room) sum += std::min(r, mid);
-    if (sum >= want) hi = mid; else lo = mid + 1;
+    if (sum >= want)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   const uint32_t level = lo;
   std::vector<uint16_t> blocks(sms);

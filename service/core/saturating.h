@@ -7,7 +7,9 @@
 namespace mgb::core {
 
 inline uint64_t SaturatingSub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
-inline uint64_t Unallocated(uint64_t memory, uint64_t allocated) { return SaturatingSub(memory, allocated); }
+inline uint64_t Unallocated(uint64_t memory, uint64_t allocated) {
+  return SaturatingSub(memory, allocated);
+}
 
 }  // namespace mgb::core
 

@@ -119,7 +119,8 @@ void Scheduler::Withdraw(TaskId id, Task &t, CancelReason reason, Micros now) {
 
 absl::Status Scheduler::CloseSession(SessionId session, Micros now) {
   auto it = sessions_.find(session);
-  if (it == sessions_.end()) return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
+  if (it == sessions_.end())
+    return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
   Session &s = it->second;
   for (TaskId id : s.tasks) {
     Withdraw(id, tasks_.at(id), CancelReason::kSessionClosed, now);
@@ -175,8 +176,7 @@ absl::Status Scheduler::ValidateRequest(const TaskRequest &r) const {
         "memory_bytes ", r.memory_bytes, " (", FormatBytes(r.memory_bytes),
         ") plus a context reserve of ",
         FormatBytes(memory_blind ? 0 : options_.context_reserve_bytes),
-        " exceeds the largest GPU's ", FormatBytes(max_capacity_), " (", max_capacity_,
-        " bytes)"));
+        " exceeds the largest GPU's ", FormatBytes(max_capacity_), " (", max_capacity_, " bytes)"));
   }
   if (options_.policy.kind == PolicyKind::kMgbSm) {
     bool any = false;
@@ -199,7 +199,8 @@ absl::StatusOr<Scheduler::Task *> Scheduler::OwnedTask(SessionId session, TaskId
   auto it = tasks_.find(task);
   // Another session's task is reported exactly like a missing one: ids reveal nothing.
   if (it == tasks_.end() || it->second.session != session) {
-    return absl::NotFoundError(absl::StrCat(std::string(field), ": no task ", task, " in this session"));
+    return absl::NotFoundError(
+        absl::StrCat(std::string(field), ": no task ", task, " in this session"));
   }
   return &it->second;
 }
@@ -234,7 +235,8 @@ bool SamePciBusId(const std::string &a, const std::string &b) {
 absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRequest &request,
                                                  Micros now) {
   auto sit = sessions_.find(session);
-  if (sit == sessions_.end()) return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
+  if (sit == sessions_.end())
+    return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
   if (absl::Status st = ValidateRequest(request); !st.ok()) return st;
   Session &s = sit->second;
 
@@ -267,7 +269,8 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
 absl::StatusOr<TaskId> Scheduler::RestoreTask(SessionId session, int gpu,
                                               const TaskRequest &request, Micros now) {
   auto sit = sessions_.find(session);
-  if (sit == sessions_.end()) return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
+  if (sit == sessions_.end())
+    return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
   if (gpu < 0 || gpu >= gpu_count()) {
     return absl::InvalidArgumentError(
         absl::StrCat("restore.gpu_index: GPU ", gpu, " is not in this mgbd's inventory"));
@@ -324,8 +327,8 @@ void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
   g.warps += t.warps;
   ++g.tasks;
   g.placed.insert(id);
-  const bool pins = options_.policy.kind == PolicyKind::kSingle ||
-                    options_.policy.kind == PolicyKind::kCoreToGpu;
+  const bool pins =
+      options_.policy.kind == PolicyKind::kSingle || options_.policy.kind == PolicyKind::kCoreToGpu;
   if (pins && s.pinned_gpu < 0) {
     s.pinned_gpu = fit.gpu;
     ++g.pinned_sessions;
@@ -345,7 +348,8 @@ void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
 uint64_t Scheduler::CountSms(GpuState &g, const LaunchShape &shape,
                              const std::vector<uint16_t> &sm_blocks, bool charge) {
   const uint32_t wpb = static_cast<uint32_t>(shape.warps_per_block());
-  const uint32_t rpb = shape.registers_per_thread * static_cast<uint32_t>(shape.threads_per_block());
+  const uint32_t rpb =
+      shape.registers_per_thread * static_cast<uint32_t>(shape.threads_per_block());
   auto count = [charge](auto &field, uint64_t n) { field = charge ? field + n : field - n; };
   uint64_t blocks = 0;
   for (size_t sm = 0; sm < sm_blocks.size(); ++sm) {
@@ -414,12 +418,14 @@ void Scheduler::DropGrow(TaskId id, Task &t) {
   t.grow_deadline = 0;
 }
 
-absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task,
-                                               uint64_t extra_bytes, Micros deadline, Micros now) {
+absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task, uint64_t extra_bytes,
+                                               Micros deadline, Micros now) {
   absl::StatusOr<Task *> found = PlacedTask(session, task);
   if (!found.ok()) return found.status();
   Task &t = **found;
-  if (t.grow_extra > 0) return absl::FailedPreconditionError(absl::StrCat("task_id: task ", task, " already has a grow waiting"));
+  if (t.grow_extra > 0)
+    return absl::FailedPreconditionError(
+        absl::StrCat("task_id: task ", task, " already has a grow waiting"));
   if (extra_bytes == 0) return absl::InvalidArgumentError("extra_bytes must be > 0");
   const GpuState &g = gpus_[t.gpu];
   const bool memory_blind = options_.policy.kind == PolicyKind::kCoreToGpu;
@@ -427,10 +433,10 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task,
   const uint64_t own_context = memory_blind ? 0 : options_.context_reserve_bytes;
   if (extra_bytes > g.spec.memory_bytes ||
       t.memory + own_context + extra_bytes > g.spec.memory_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "extra_bytes ", extra_bytes, ": task ", task, " would exceed its GPU's ",
-        g.spec.memory_bytes, " bytes (it holds ", t.memory, " plus a context reserve of ",
-        own_context, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("extra_bytes ", extra_bytes, ": task ", task, " would exceed its GPU's ",
+                     g.spec.memory_bytes, " bytes (it holds ", t.memory,
+                     " plus a context reserve of ", own_context, ")"));
   }
   const GrowQueue queue = memory_blind ? GrowQueue{} : GrowQueues()[t.gpu];
   const bool fits = memory_blind || Available(g) >= extra_bytes;
@@ -522,11 +528,13 @@ absl::Status Scheduler::CancelWaiting(SessionId session, TaskId task, bool is_gr
                     : TaskEvent(EventKind::kTaskCancelled, task, t, now);
   e.reason = reason;
   if (is_grow) {
-    if (t.grow_extra == 0) return absl::NotFoundError(absl::StrCat("task_id: task ", task, " has no grow waiting"));
+    if (t.grow_extra == 0)
+      return absl::NotFoundError(absl::StrCat("task_id: task ", task, " has no grow waiting"));
     DropGrow(task, t);
     Emit(e);
   } else {
-    if (t.gpu >= 0) return absl::NotFoundError(absl::StrCat("task_id: task ", task, " is not waiting"));
+    if (t.gpu >= 0)
+      return absl::NotFoundError(absl::StrCat("task_id: task ", task, " is not waiting"));
     Dequeue(task, t);
     Emit(e);
     sessions_.at(session).tasks.erase(task);
@@ -568,7 +576,8 @@ void Scheduler::ExpireDeadlines(Micros now) {
 std::optional<Micros> Scheduler::NextDeadline() const {
   std::optional<Micros> next;
   if (hold_until_ != 0) next = hold_until_;
-  if (!deadlines_.empty()) next = next ? std::min(*next, deadlines_.begin()->first) : deadlines_.begin()->first;
+  if (!deadlines_.empty())
+    next = next ? std::min(*next, deadlines_.begin()->first) : deadlines_.begin()->first;
   if (!grow_deadlines_.empty()) {
     next = next ? std::min(*next, grow_deadlines_.begin()->first) : grow_deadlines_.begin()->first;
   }
@@ -587,7 +596,8 @@ void Scheduler::UpdateDeviceMemory(int gpu, uint64_t free_bytes, uint64_t used_b
 
 uint64_t Scheduler::Available(const GpuState &g) const {
   const uint64_t reserve = options_.context_reserve_bytes;
-  const uint64_t by_capacity = SaturatingSub(g.spec.memory_bytes, g.reserved + g.contexts * reserve);
+  const uint64_t by_capacity =
+      SaturatingSub(g.spec.memory_bytes, g.reserved + g.contexts * reserve);
   if (!g.spec.has_nvml) return by_capacity;
   // NVML sees what programs allocated (ours and others'); subtract what we granted that is not
   // allocated yet, and the contexts that are probably not created yet.
@@ -650,8 +660,8 @@ Snapshot Scheduler::Status() const {
   }
   auto describe = [&](TaskId id, const Task &t) {
     const Session &s = sessions_.at(t.session);
-    return TaskSnapshot{id,      t.session, s.pid,   s.program, t.label,
-                        t.memory, t.warps,  t.gpu,   t.since,   t.allocated};
+    return TaskSnapshot{id,       t.session, s.pid, s.program, t.label,
+                        t.memory, t.warps,   t.gpu, t.since,   t.allocated};
   };
   std::vector<std::pair<TaskId, const Task *>> running;
   for (const auto &[id, t] : tasks_) {

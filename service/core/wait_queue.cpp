@@ -97,7 +97,8 @@ Scheduler::Fit Scheduler::ChooseBehindHead(const Session &s, const Task &t,
                                            const Shadow &shadow) const {
   Fit fit = Choose(s, t, excluded);
   if (fit.gpu >= 0 || shadow.gpu < 0) return fit;
-  if (FitsMemory(s, shadow.gpu, t.memory) && shadow.held + ShadowCost(shadow, t) <= shadow.capacity) {
+  if (FitsMemory(s, shadow.gpu, t.memory) &&
+      shadow.held + ShadowCost(shadow, t) <= shadow.capacity) {
     return Fit{shadow.gpu, {}};
   }
   return Fit{};
@@ -118,12 +119,13 @@ bool Scheduler::NextCandidate(uint64_t after_seq, const OpenRoom &room,
 }
 
 Scheduler::OpenRoom Scheduler::RoomForUnpinned(const std::vector<bool> &excluded,
-                                                 const Shadow &shadow) const {
+                                               const Shadow &shadow) const {
   const PolicyKind kind = options_.policy.kind;
   OpenRoom room;
   if (shadow.gpu >= 0) {
     room.open = true;
-    room.limits[0] = std::min(RoomForTasks(gpus_[shadow.gpu]), SaturatingSub(shadow.capacity, shadow.held));
+    room.limits[0] =
+        std::min(RoomForTasks(gpus_[shadow.gpu]), SaturatingSub(shadow.capacity, shadow.held));
   }
   for (int g = 0; g < gpu_count(); ++g) {
     const GpuState &gpu = gpus_[g];
@@ -150,8 +152,8 @@ void Scheduler::RetryGrows(Micros now) {
     const TaskId id = it->second;
     Task &t = tasks_.at(id);
     GpuState &g = gpus_[t.gpu];
-    if (blocked[t.gpu] || (options_.policy.kind != PolicyKind::kCoreToGpu &&
-                           Available(g) < t.grow_extra)) {
+    if (blocked[t.gpu] ||
+        (options_.policy.kind != PolicyKind::kCoreToGpu && Available(g) < t.grow_extra)) {
       blocked[t.gpu] = true;
       ++it;
       continue;

@@ -36,13 +36,15 @@ int main(int argc, char **argv) {
       "Without --gpus the GPUs come from NVML (libnvidia-ml.so.1).");
   flags.String("socket", &options.socket_path,
                "Unix socket to listen on (created 0660; a stale one is replaced)");
-  flags.String("gpus", &options.gpus_file,
-               "JSON GPU description instead of NVML: {\"gpus\": [{\"name\", \"memory_bytes\", \"sms\"}]}");
+  flags.String(
+      "gpus", &options.gpus_file,
+      "JSON GPU description instead of NVML: {\"gpus\": [{\"name\", \"memory_bytes\", \"sms\"}]}");
   flags.String("policy", &options.policy, "mgb (default), mgb-sm, single, cg:N, memory");
   flags.Bool("spread-tasks", &options.spread_tasks,
              "place each task by the policy alone, even away from the GPUs its process already "
              "uses (default: a process's tasks stay on its GPUs while they fit there)");
-  flags.Bool("mps", &options.mps, "start (or check) the MPS control daemon; clients get its pipe dir");
+  flags.Bool("mps", &options.mps,
+             "start (or check) the MPS control daemon; clients get its pipe dir");
   flags.String("mps-dir", &options.mps_directory,
                "directory for MPS pipe/ and log/ (default /tmp/mgb-mps)");
   flags.Size("context-reserve", &options.context_reserve_bytes,

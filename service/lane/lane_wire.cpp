@@ -58,7 +58,8 @@ absl::StatusOr<uint32_t> ReadHello(int fd, std::chrono::steady_clock::time_point
   return GetU32(hello + sizeof kMagic);
 }
 
-absl::Status WriteFrame(int fd, uint32_t call, Kind kind, const google::protobuf::MessageLite *message) {
+absl::Status WriteFrame(int fd, uint32_t call, Kind kind,
+                        const google::protobuf::MessageLite *message) {
   std::string buffer(kHeader, '\0');
   if (message != nullptr && !message->AppendToString(&buffer)) {
     return absl::InternalError("a lane message could not be serialized");
@@ -77,7 +78,8 @@ absl::Status ReadExactly(int fd, void *data, size_t size,
   size_t got = 0;
   while (got < size) {
     if (until) {
-      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*until - std::chrono::steady_clock::now());
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(*until - std::chrono::steady_clock::now());
       if (left.count() <= 0) return absl::DeadlineExceededError("no answer on the lane in time");
       pollfd p{fd, POLLIN, 0};
       const int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30)));
@@ -97,7 +99,8 @@ absl::Status ReadExactly(int fd, void *data, size_t size,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Frame> ReadFrame(int fd, std::optional<std::chrono::steady_clock::time_point> until) {
+absl::StatusOr<Frame> ReadFrame(int fd,
+                                std::optional<std::chrono::steady_clock::time_point> until) {
   unsigned char header[kHeader];
   if (absl::Status st = ReadExactly(fd, header, kHeader, until); !st.ok()) return st;
   const uint32_t length = GetU32(header);

@@ -58,7 +58,8 @@ std::string PrometheusText(const v1::StatusReply &status) {
   // Per GPU: what it has, what mgbd granted, what programs said they allocated.
   std::map<uint32_t, double> allocated;
   for (const v1::TaskStatus &t : status.tasks()) {
-    if (t.gpu_index() >= 0) allocated[static_cast<uint32_t>(t.gpu_index())] += static_cast<double>(t.allocated_bytes());
+    if (t.gpu_index() >= 0)
+      allocated[static_cast<uint32_t>(t.gpu_index())] += static_cast<double>(t.allocated_bytes());
   }
   struct GpuGauge {
     const char *name, *help;

@@ -11,10 +11,10 @@ namespace mgb::nvml {
 namespace {
 
 using nvmlReturn_t = int;
-using nvmlDevice_t = void*;
+using nvmlDevice_t = void *;
 constexpr nvmlReturn_t kSuccess = 0;
-constexpr nvmlReturn_t kInsufficientSize = 7;                    // NVML_ERROR_INSUFFICIENT_SIZE
-constexpr unsigned long long kValueNotAvailable = ~0ULL;         // NVML_VALUE_NOT_AVAILABLE
+constexpr nvmlReturn_t kInsufficientSize = 7;             // NVML_ERROR_INSUFFICIENT_SIZE
+constexpr unsigned long long kValueNotAvailable = ~0ULL;  // NVML_VALUE_NOT_AVAILABLE
 struct nvmlMemory_t {
   unsigned long long total, free, used;
 };
@@ -35,25 +35,25 @@ struct nvmlProcessInfo_t {  // nvmlProcessInfo_v2_t: what both _v2 and _v3 fill
 }  // namespace
 
 struct Library::Api {
-  void* lib = nullptr;
+  void *lib = nullptr;
   nvmlReturn_t (*Init)() = nullptr;
   nvmlReturn_t (*Shutdown)() = nullptr;
-  nvmlReturn_t (*GetCount)(unsigned int*) = nullptr;
-  nvmlReturn_t (*GetHandle)(unsigned int, nvmlDevice_t*) = nullptr;
-  nvmlReturn_t (*GetName)(nvmlDevice_t, char*, unsigned int) = nullptr;
-  nvmlReturn_t (*GetUuid)(nvmlDevice_t, char*, unsigned int) = nullptr;
-  nvmlReturn_t (*GetPci)(nvmlDevice_t, nvmlPciInfo_t*) = nullptr;
-  nvmlReturn_t (*GetMemory)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
-  nvmlReturn_t (*GetUtilization)(nvmlDevice_t, nvmlUtilization_t*) = nullptr;
-  nvmlReturn_t (*GetCores)(nvmlDevice_t, unsigned int*) = nullptr;
-  nvmlReturn_t (*GetCapability)(nvmlDevice_t, int*, int*) = nullptr;
+  nvmlReturn_t (*GetCount)(unsigned int *) = nullptr;
+  nvmlReturn_t (*GetHandle)(unsigned int, nvmlDevice_t *) = nullptr;
+  nvmlReturn_t (*GetName)(nvmlDevice_t, char *, unsigned int) = nullptr;
+  nvmlReturn_t (*GetUuid)(nvmlDevice_t, char *, unsigned int) = nullptr;
+  nvmlReturn_t (*GetPci)(nvmlDevice_t, nvmlPciInfo_t *) = nullptr;
+  nvmlReturn_t (*GetMemory)(nvmlDevice_t, nvmlMemory_t *) = nullptr;
+  nvmlReturn_t (*GetUtilization)(nvmlDevice_t, nvmlUtilization_t *) = nullptr;
+  nvmlReturn_t (*GetCores)(nvmlDevice_t, unsigned int *) = nullptr;
+  nvmlReturn_t (*GetCapability)(nvmlDevice_t, int *, int *) = nullptr;
   // Optional: absent on drivers older than each version; null = per-process memory unknown.
-  nvmlReturn_t (*GetProcesses)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) = nullptr;
-  const char* processes_call = "nvmlDeviceGetComputeRunningProcesses_v3";
-  const char* (*ErrorString)(nvmlReturn_t) = nullptr;
+  nvmlReturn_t (*GetProcesses)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *) = nullptr;
+  const char *processes_call = "nvmlDeviceGetComputeRunningProcesses_v3";
+  const char *(*ErrorString)(nvmlReturn_t) = nullptr;
   bool initialised = false;
 
-  std::string Error(const char* call, nvmlReturn_t rc) const {
+  std::string Error(const char *call, nvmlReturn_t rc) const {
     return std::string("NVML ") + call + " failed: " + (ErrorString ? ErrorString(rc) : "") + " (" +
            std::to_string(rc) + ")";
   }
@@ -64,11 +64,11 @@ struct Library::Api {
 };
 
 std::string Library::Path() {
-  const char* path = std::getenv("MGB_NVML_LIBRARY");
+  const char *path = std::getenv("MGB_NVML_LIBRARY");
   return path && *path ? path : "libnvidia-ml.so.1";
 }
 
-std::unique_ptr<Library> Library::Open(std::string* error) {
+std::unique_ptr<Library> Library::Open(std::string *error) {
   const std::string path = Path();
   auto api = std::make_unique<Api>();
   api->lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -77,7 +77,7 @@ std::unique_ptr<Library> Library::Open(std::string* error) {
     return nullptr;
   }
   std::string missing;
-  auto bind = [&](auto& fn, const char* name) {
+  auto bind = [&](auto &fn, const char *name) {
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(api->lib, name));
     if (!fn) missing += std::string(" ") + name;
   };
@@ -116,7 +116,8 @@ std::unique_ptr<Library> Library::Open(std::string* error) {
   for (unsigned i = 0; i < count; ++i) {
     nvmlDevice_t device = nullptr;
     if (nvmlReturn_t rc = library->api_->GetHandle(i, &device); rc != kSuccess) {
-      *error = library->api_->Error("nvmlDeviceGetHandleByIndex_v2", rc) + " for GPU " + std::to_string(i);
+      *error = library->api_->Error("nvmlDeviceGetHandleByIndex_v2", rc) + " for GPU " +
+               std::to_string(i);
       return nullptr;
     }
     library->devices_.push_back(device);
@@ -128,14 +129,15 @@ Library::Library(std::unique_ptr<Api> api) : api_(std::move(api)) {}
 Library::~Library() = default;
 
 namespace {
-bool OutOfRange(unsigned gpu, size_t count, std::string* error) {
+bool OutOfRange(unsigned gpu, size_t count, std::string *error) {
   if (gpu < count) return false;
-  *error = "NVML GPU index " + std::to_string(gpu) + " out of range (" + std::to_string(count) + " GPUs)";
+  *error = "NVML GPU index " + std::to_string(gpu) + " out of range (" + std::to_string(count) +
+           " GPUs)";
   return true;
 }
 }  // namespace
 
-bool Library::Memory(unsigned gpu, MemoryInfo* out, std::string* error) const {
+bool Library::Memory(unsigned gpu, MemoryInfo *out, std::string *error) const {
   if (OutOfRange(gpu, devices_.size(), error)) return false;
   nvmlMemory_t m{};
   if (nvmlReturn_t rc = api_->GetMemory(devices_[gpu], &m); rc != kSuccess) {
@@ -146,7 +148,7 @@ bool Library::Memory(unsigned gpu, MemoryInfo* out, std::string* error) const {
   return true;
 }
 
-bool Library::GetUtilization(unsigned gpu, Utilization* out, std::string* error) const {
+bool Library::GetUtilization(unsigned gpu, Utilization *out, std::string *error) const {
   if (OutOfRange(gpu, devices_.size(), error)) return false;
   nvmlUtilization_t u{};
   if (nvmlReturn_t rc = api_->GetUtilization(devices_[gpu], &u); rc != kSuccess) {
@@ -157,7 +159,7 @@ bool Library::GetUtilization(unsigned gpu, Utilization* out, std::string* error)
   return true;
 }
 
-bool Library::Identity(unsigned gpu, DeviceIdentity* out, std::string* error) const {
+bool Library::Identity(unsigned gpu, DeviceIdentity *out, std::string *error) const {
   if (OutOfRange(gpu, devices_.size(), error)) return false;
   nvmlDevice_t device = devices_[gpu];
   DeviceIdentity id;
@@ -175,7 +177,8 @@ bool Library::Identity(unsigned gpu, DeviceIdentity* out, std::string* error) co
   return true;
 }
 
-bool Library::ComputeProcesses(unsigned gpu, std::vector<ProcessMemory>* out, std::string* error) const {
+bool Library::ComputeProcesses(unsigned gpu, std::vector<ProcessMemory> *out,
+                               std::string *error) const {
   if (OutOfRange(gpu, devices_.size(), error)) return false;
   if (!api_->GetProcesses) {
     *error = Path() + " has neither nvmlDeviceGetComputeRunningProcesses_v3 nor _v2";

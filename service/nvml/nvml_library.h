@@ -39,27 +39,27 @@ class Library {
   static std::string Path();
   // Loads, binds and initialises NVML; nullptr with *error (naming the file and what is missing)
   // when there is no driver, a needed symbol is absent or nvmlInit_v2 fails.
-  static std::unique_ptr<Library> Open(std::string* error);
+  static std::unique_ptr<Library> Open(std::string *error);
   ~Library();
 
   unsigned DeviceCount() const { return static_cast<unsigned>(devices_.size()); }
 
   // Each returns false and sets *error naming the NVML call and its error text.
-  bool Memory(unsigned gpu, MemoryInfo* out, std::string* error) const;
-  bool GetUtilization(unsigned gpu, Utilization* out, std::string* error) const;
-  bool Identity(unsigned gpu, DeviceIdentity* out, std::string* error) const;
+  bool Memory(unsigned gpu, MemoryInfo *out, std::string *error) const;
+  bool GetUtilization(unsigned gpu, Utilization *out, std::string *error) const;
+  bool Identity(unsigned gpu, DeviceIdentity *out, std::string *error) const;
   // Compute processes on the GPU with their memory (_v3, or _v2 on older drivers). Under MPS the
   // driver may list only the MPS server, not its clients.
-  bool ComputeProcesses(unsigned gpu, std::vector<ProcessMemory>* out, std::string* error) const;
+  bool ComputeProcesses(unsigned gpu, std::vector<ProcessMemory> *out, std::string *error) const;
 
-  Library(const Library&) = delete;
-  Library& operator=(const Library&) = delete;
+  Library(const Library &) = delete;
+  Library &operator=(const Library &) = delete;
 
  private:
   struct Api;
   explicit Library(std::unique_ptr<Api> api);
   std::unique_ptr<Api> api_;
-  std::vector<void*> devices_;  // nvmlDevice_t handles, in NVML's order
+  std::vector<void *> devices_;  // nvmlDevice_t handles, in NVML's order
 };
 
 }  // namespace mgb::nvml

@@ -110,8 +110,8 @@ void ConnectionListener::AcceptLoop() {
     }
     for (const Pending &p : pending) {
       fds.push_back({p.fd, POLLIN, 0});
-      const auto left = std::chrono::ceil<std::chrono::milliseconds>(
-          p.since + limits_.handshake_timeout - now);
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(p.since + limits_.handshake_timeout - now);
       const int left_ms = static_cast<int>(std::max<int64_t>(left.count(), 0));
       timeout_ms = timeout_ms < 0 ? left_ms : std::min(timeout_ms, left_ms);
     }
@@ -173,10 +173,12 @@ void ConnectionListener::AcceptLoop() {
 
 bool ConnectionListener::Admit(const PeerCredentials &peer) {
   const auto count_user = [&] {
-    return static_cast<size_t>(std::count_if(connections_.begin(), connections_.end(),
-                                             [&](const auto &c) { return c.second.peer.uid == peer.uid; }));
+    return static_cast<size_t>(
+        std::count_if(connections_.begin(), connections_.end(),
+                      [&](const auto &c) { return c.second.peer.uid == peer.uid; }));
   };
-  if (connections_.size() >= limits_.max_connections || count_user() >= limits_.max_connections_per_user) {
+  if (connections_.size() >= limits_.max_connections ||
+      count_user() >= limits_.max_connections_per_user) {
     PruneClosed();
   }
   const char *which = nullptr;

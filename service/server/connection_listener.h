@@ -37,7 +37,7 @@ struct PeerCredentials {
 struct ListenerLimits {
   // A program uses three: its session (gRPC), a fast-lane connection for TaskBegins (one more per
   // TaskBegin it has waiting at once) and one for its TaskEnds.
-  size_t max_connections = 12288;         // overall; lowered to fit the descriptor limit
+  size_t max_connections = 12288;  // overall; lowered to fit the descriptor limit
   size_t max_connections_per_user = 3072;
   std::chrono::milliseconds handshake_timeout{5000};  // a connection must speak by then
 };

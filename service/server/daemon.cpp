@@ -52,12 +52,14 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   d->socket_path_ = options.socket_path;
 
   absl::StatusOr<core::Policy> policy = core::ParsePolicy(options.policy);
-  if (!policy.ok()) return absl::InvalidArgumentError(absl::StrCat("--policy: ", policy.status().message()));
+  if (!policy.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--policy: ", policy.status().message()));
 
   std::vector<core::GpuSpec> gpus;
   if (!options.gpus_file.empty()) {
     absl::StatusOr<std::vector<core::GpuSpec>> loaded = core::LoadGpuConfig(options.gpus_file);
-    if (!loaded.ok()) return absl::InvalidArgumentError(absl::StrCat("--gpus: ", loaded.status().message()));
+    if (!loaded.ok())
+      return absl::InvalidArgumentError(absl::StrCat("--gpus: ", loaded.status().message()));
     gpus = std::move(*loaded);
   } else {
     absl::StatusOr<std::unique_ptr<nvml::Nvml>> nvml = nvml::Nvml::Load();
@@ -70,7 +72,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
 
   ServiceOptions service_options;
   // Sessions take their pid and user from the kernel's peer credentials, not the client's word.
-  service_options.peer = [daemon = d.get()](const std::string &grpc_peer) -> std::optional<PeerIdentity> {
+  service_options.peer =
+      [daemon = d.get()](const std::string &grpc_peer) -> std::optional<PeerIdentity> {
     if (daemon->listener_ == nullptr) return std::nullopt;
     std::optional<PeerCredentials> peer = daemon->listener_->Peer(grpc_peer);
     if (!peer) return std::nullopt;
@@ -93,7 +96,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
     }
     service_options.hook_uid = geteuid();
   }
-  for (const std::string &warning : warnings) std::fprintf(stderr, "mgbd: warning: %s\n", warning.c_str());
+  for (const std::string &warning : warnings)
+    std::fprintf(stderr, "mgbd: warning: %s\n", warning.c_str());
   service_options.memory_probe = d->probe_.get();
   if (options.mps) {
     absl::StatusOr<MpsDirectories> mps = EnsureMpsControlDaemon(options.mps_directory);
@@ -127,7 +131,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
     std::fprintf(stderr,
                  "mgbd: a previous mgbd's socket was left at %s: new tasks wait %lld ms while its "
                  "clients re-register what they hold\n",
-                 options.socket_path.c_str(), static_cast<long long>(options.restore_grace.count()));
+                 options.socket_path.c_str(),
+                 static_cast<long long>(options.restore_grace.count()));
   }
   d->listener_ = std::make_unique<ConnectionListener>(*listen_fd, options.limits);
   // No listening port of gRPC's own: the listener accepts and hands connections over.

@@ -98,8 +98,9 @@ void FastLane::Run(const std::shared_ptr<Connection> &connection) {
       lane::ReadHello(fd, std::chrono::steady_clock::now() + std::chrono::seconds(5));
   if (version.ok()) {
     if (*version != lane::kVersion) {
-      connection->Answer(0, absl::FailedPreconditionError(absl::StrCat(
-                                "this mgbd speaks lane version ", lane::kVersion, " only; use gRPC")));
+      connection->Answer(
+          0, absl::FailedPreconditionError(absl::StrCat("this mgbd speaks lane version ",
+                                                        lane::kVersion, " only; use gRPC")));
     } else {
       connection->Write(0, lane::Kind::kHello, nullptr);
       for (;;) {
@@ -108,10 +109,12 @@ void FastLane::Run(const std::shared_ptr<Connection> &connection) {
         if (frame->kind == lane::Kind::kBegin) {
           v1::TaskBeginRequest request;
           if (!request.ParseFromString(frame->payload)) {
-            connection->Answer(frame->call, absl::InvalidArgumentError("unparseable TaskBeginRequest"));
+            connection->Answer(frame->call,
+                               absl::InvalidArgumentError("unparseable TaskBeginRequest"));
             continue;
           }
-          service_->BeginFromLane(request, new LaneBegin(connection, frame->call), connection.get());
+          service_->BeginFromLane(request, new LaneBegin(connection, frame->call),
+                                  connection.get());
         } else if (frame->kind == lane::Kind::kEnd) {
           v1::TaskEndRequest request;
           absl::Status status = request.ParseFromString(frame->payload)

@@ -15,7 +15,8 @@ JobGrantList LoadJobGrants(const std::string &path, std::vector<std::string> *wa
   JobGrantList grants;
   std::ifstream in(path);
   if (!in) {
-    if (errno != ENOENT) warnings->push_back(absl::StrCat(path, ": cannot read (", std::strerror(errno), ")"));
+    if (errno != ENOENT)
+      warnings->push_back(absl::StrCat(path, ": cannot read (", std::strerror(errno), ")"));
     return grants;
   }
   std::string line;
@@ -25,7 +26,8 @@ JobGrantList LoadJobGrants(const std::string &path, std::vector<std::string> *wa
     uint64_t job = 0, bytes = 0;
     if (fields.size() != 2 || !absl::SimpleAtoi(fields[0], &job) || job == 0 ||
         !absl::SimpleAtoi(fields[1], &bytes)) {
-      warnings->push_back(absl::StrCat(path, ":", number, ": not \"job id<TAB>bytes\"; line skipped"));
+      warnings->push_back(
+          absl::StrCat(path, ":", number, ": not \"job id<TAB>bytes\"; line skipped"));
       continue;
     }
     grants.emplace_back(job, bytes);

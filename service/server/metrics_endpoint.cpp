@@ -19,8 +19,9 @@ constexpr int kRequestTimeoutMs = 1000;
 constexpr size_t kMaxRequestBytes = 8192;
 
 std::string Response(const std::string &status, const std::string &type, const std::string &body) {
-  return "HTTP/1.1 " + status + "\r\nContent-Type: " + type + "\r\nContent-Length: " +
-         std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+  return "HTTP/1.1 " + status + "\r\nContent-Type: " + type +
+         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
+         body;
 }
 
 }  // namespace
@@ -44,13 +45,16 @@ absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
   }
   in.sin_port = htons(static_cast<uint16_t>(port));
   const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listener < 0) return absl::UnavailableError(std::string("--metrics: socket: ") + std::strerror(errno));
+  if (listener < 0)
+    return absl::UnavailableError(std::string("--metrics: socket: ") + std::strerror(errno));
   const int one = 1;
   setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (bind(listener, reinterpret_cast<sockaddr *>(&in), sizeof(in)) != 0 || listen(listener, 16) != 0) {
+  if (bind(listener, reinterpret_cast<sockaddr *>(&in), sizeof(in)) != 0 ||
+      listen(listener, 16) != 0) {
     const std::string error = std::strerror(errno);
     close(listener);
-    return absl::UnavailableError("--metrics: cannot listen on " + host + ":" + port_text + ": " + error);
+    return absl::UnavailableError("--metrics: cannot listen on " + host + ":" + port_text + ": " +
+                                  error);
   }
   socklen_t length = sizeof(in);
   getsockname(listener, reinterpret_cast<sockaddr *>(&in), &length);
@@ -59,14 +63,18 @@ absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
     close(listener);
     return absl::UnavailableError(std::string("--metrics: pipe: ") + std::strerror(errno));
   }
-  return std::unique_ptr<MetricsEndpoint>(
-      new MetricsEndpoint(listener, wake[0], wake[1], host, ntohs(in.sin_port), std::move(metrics)));
+  return std::unique_ptr<MetricsEndpoint>(new MetricsEndpoint(
+      listener, wake[0], wake[1], host, ntohs(in.sin_port), std::move(metrics)));
 }
 
 MetricsEndpoint::MetricsEndpoint(int listener, int wake_read, int wake_write, std::string host,
                                  int port, std::function<std::string()> metrics)
-    : listener_(listener), wake_read_(wake_read), wake_write_(wake_write), host_(std::move(host)),
-      port_(port), metrics_(std::move(metrics)) {
+    : listener_(listener),
+      wake_read_(wake_read),
+      wake_write_(wake_write),
+      host_(std::move(host)),
+      port_(port),
+      metrics_(std::move(metrics)) {
   thread_ = std::thread([this] { Serve(); });
 }
 

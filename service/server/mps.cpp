@@ -41,15 +41,15 @@ absl::StatusOr<int> RunControl(const MpsDirectories &dirs, const std::vector<std
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in[0], 0);
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, "nvidia-cuda-mps-control", &actions, nullptr, argv.data(),
-                              env.data());
+  const int rc =
+      posix_spawnp(&pid, "nvidia-cuda-mps-control", &actions, nullptr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   close(in[0]);
   if (rc != 0) {
     close(in[1]);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "--mps: cannot run nvidia-cuda-mps-control (", std::strerror(rc),
-        "); is the NVIDIA driver's MPS installed and on PATH?"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("--mps: cannot run nvidia-cuda-mps-control (", std::strerror(rc),
+                     "); is the NVIDIA driver's MPS installed and on PATH?"));
   }
   if (!input.empty()) (void)!write(in[1], input.data(), input.size());
   close(in[1]);
@@ -65,9 +65,11 @@ absl::StatusOr<MpsDirectories> EnsureMpsControlDaemon(const std::string &base) {
   MpsDirectories dirs{base + "/pipe", base + "/log"};
   std::error_code ec;
   std::filesystem::create_directories(dirs.pipe, ec);
-  if (ec) return absl::FailedPreconditionError(absl::StrCat("--mps-dir ", dirs.pipe, ": ", ec.message()));
+  if (ec)
+    return absl::FailedPreconditionError(absl::StrCat("--mps-dir ", dirs.pipe, ": ", ec.message()));
   std::filesystem::create_directories(dirs.log, ec);
-  if (ec) return absl::FailedPreconditionError(absl::StrCat("--mps-dir ", dirs.log, ": ", ec.message()));
+  if (ec)
+    return absl::FailedPreconditionError(absl::StrCat("--mps-dir ", dirs.log, ": ", ec.message()));
   // A control daemon already there answers this query with status 0.
   if (std::filesystem::exists(dirs.pipe + "/control")) {
     absl::StatusOr<int> query = RunControl(dirs, {}, "get_server_list\n");
@@ -77,8 +79,9 @@ absl::StatusOr<MpsDirectories> EnsureMpsControlDaemon(const std::string &base) {
   absl::StatusOr<int> start = RunControl(dirs, {"-d"}, "");
   if (!start.ok()) return start.status();
   if (*start != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "--mps: nvidia-cuda-mps-control -d exited with ", *start, "; see ", dirs.log, "/control.log"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("--mps: nvidia-cuda-mps-control -d exited with ", *start, "; see ", dirs.log,
+                     "/control.log"));
   }
   return dirs;
 }

@@ -28,15 +28,12 @@ void SchedulerCounters::Record(const core::Event &event) {
       ++wait_count_;
       break;
     }
-    case core::EventKind::kTaskGrown:
-      ++grows_;
-      break;
+    case core::EventKind::kTaskGrown: ++grows_; break;
     case core::EventKind::kTaskCancelled:
       if (!event.is_grow) queued_at_.erase(event.task);
       ++cancellations_[{core::CancelReasonName(event.reason), event.is_grow}];
       break;
-    default:
-      break;
+    default: break;
   }
 }
 

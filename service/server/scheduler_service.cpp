@@ -60,7 +60,8 @@ std::string UserName(uint32_t uid) {
 }
 
 // A unary call answered at once, with gRPC's default reactor.
-grpc::ServerUnaryReactor *AnswerNow(grpc::CallbackServerContext *context, const absl::Status &status) {
+grpc::ServerUnaryReactor *AnswerNow(grpc::CallbackServerContext *context,
+                                    const absl::Status &status) {
   grpc::ServerUnaryReactor *answer = context->DefaultReactor();
   answer->Finish(ToGrpc(status));
   return answer;
@@ -154,8 +155,8 @@ class SchedulerService::Stream : public grpc::ServerWriteReactor<Message> {
 // lost socket, server shutdown) closes the session in the core, releasing all it holds.
 class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
  public:
-  AttachReactor(SchedulerService *service, const v1::AttachRequest &request, const std::string &user,
-                uint64_t job)
+  AttachReactor(SchedulerService *service, const v1::AttachRequest &request,
+                const std::string &user, uint64_t job)
       : service_(service), key_(RandomSessionKey()) {
     self_.reset(this);
     std::weak_ptr<AttachReactor> me = std::static_pointer_cast<AttachReactor>(self_);
@@ -174,8 +175,8 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
         task.memory_bytes = held.memory_bytes();
         task.shape = FromProto(held.shape());
         task.label = held.label();
-        absl::StatusOr<core::TaskId> restored = service_->core_->RestoreTask(
-            id, static_cast<int>(held.gpu_index()), task, CoreNow());
+        absl::StatusOr<core::TaskId> restored =
+            service_->core_->RestoreTask(id, static_cast<int>(held.gpu_index()), task, CoreNow());
         if (!restored.ok()) {
           std::fprintf(stderr, "mgbd: pid %lld could not restore a task: %s\n",
                        static_cast<long long>(request.pid()),
@@ -256,16 +257,16 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
       const core::Micros now = CoreNow();
       service_->RefreshMemory(now, false);
       const uint64_t job = service_->sessions_.at(*found).job;
-      if (absl::Status st = service_->CheckJobGrant(
-              job, request.extra_bytes(),
-              absl::StrCat("growing task ", request.task_id(), " by ",
-                           core::FormatBytes(request.extra_bytes())));
+      if (absl::Status st =
+              service_->CheckJobGrant(job, request.extra_bytes(),
+                                      absl::StrCat("growing task ", request.task_id(), " by ",
+                                                   core::FormatBytes(request.extra_bytes())));
           !st.ok()) {
         return done.emplace(ToGrpc(st)), void();
       }
-      absl::StatusOr<core::GrowResult> result = service_->core_->TaskGrow(
-          *found, request.task_id(), request.extra_bytes(),
-          DeadlineFromUnixMs(request.deadline_unix_ms()), now);
+      absl::StatusOr<core::GrowResult> result =
+          service_->core_->TaskGrow(*found, request.task_id(), request.extra_bytes(),
+                                    DeadlineFromUnixMs(request.deadline_unix_ms()), now);
       if (!result.ok()) return done.emplace(ToGrpc(result.status())), void();
       if (job != 0) service_->job_grants_.Charge(job, request.task_id(), request.extra_bytes());
       session = *found;
@@ -304,8 +305,7 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
       // Emits kTaskCancelled, whose handler unparks and finishes this call.
       (void)service_->core_->CancelWaiting(
           session, task, is_grow_,
-          expired ? core::CancelReason::kDeadline : core::CancelReason::kCancelled,
-          CoreNow());
+          expired ? core::CancelReason::kDeadline : core::CancelReason::kCancelled, CoreNow());
     });
   }
   void OnDone() override { delete this; }
@@ -327,7 +327,8 @@ absl::StatusOr<std::unique_ptr<SchedulerService>> SchedulerService::Create(
       return absl::InvalidArgumentError("NVML GPUs need a memory probe");
     }
   }
-  if (service_options.profiles == nullptr) service_options.profiles = std::make_shared<ProfileStore>("");
+  if (service_options.profiles == nullptr)
+    service_options.profiles = std::make_shared<ProfileStore>("");
   std::unique_ptr<SchedulerService> service(
       new SchedulerService(options, std::move(service_options)));
   absl::StatusOr<std::unique_ptr<core::Scheduler>> core =
@@ -383,8 +384,9 @@ void SchedulerService::Locked(Fn &&fn) {
 absl::StatusOr<core::SessionId> SchedulerService::FindSession(const std::string &key) const {
   auto it = sessions_by_key_.find(key);
   if (it == sessions_by_key_.end()) {
-    return absl::NotFoundError(key.empty() ? "session_id is empty: Attach first"
-                                           : "session_id: no such session (ended, or never opened)");
+    return absl::NotFoundError(key.empty()
+                                   ? "session_id is empty: Attach first"
+                                   : "session_id: no such session (ended, or never opened)");
   }
   return it->second;
 }
@@ -392,7 +394,8 @@ absl::StatusOr<core::SessionId> SchedulerService::FindSession(const std::string 
 void SchedulerService::RefreshMemory(core::Micros now, bool force) {
   if (service_options_.memory_probe == nullptr) return;
   const core::Micros interval =
-      std::chrono::duration_cast<std::chrono::microseconds>(service_options_.memory_refresh).count();
+      std::chrono::duration_cast<std::chrono::microseconds>(service_options_.memory_refresh)
+          .count();
   if (!force && now - last_refresh_ < interval) return;
   last_refresh_ = now;
   for (int g = 0; g < core_->gpu_count(); ++g) {
@@ -445,8 +448,7 @@ void SchedulerService::OnEvent(const core::Event &event) {
         after_unlock_.push_back([call, s = core_->CancelStatus(event)] { call->Complete(s); });
       }
       break;
-    default:
-      break;
+    default: break;
   }
   if (watchers_.empty()) return;
   // A session's opening event comes from inside OpenSession, before its record exists.
@@ -458,8 +460,8 @@ void SchedulerService::OnEvent(const core::Event &event) {
       after_unlock_.push_back([w] { w->Kick(); });
     } else {
       after_unlock_.push_back([w] {
-        w->RequestFinish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                                      "watcher fell too far behind"));
+        w->RequestFinish(
+            grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "watcher fell too far behind"));
       });
     }
   }
@@ -469,11 +471,13 @@ void SchedulerService::Log(const core::Event &e) const {
   // The event's own time (Unix seconds) lets a run's decisions be lined up with its jobs' logs;
   // kinds are named as `mgb watch` names them.
   std::fprintf(stderr,
-               "mgbd: %.3f %s%s session s%llu task %llu gpu %d memory %llu warps %llu grow_bytes %llu reason %s\n",
+               "mgbd: %.3f %s%s session s%llu task %llu gpu %d memory %llu warps %llu grow_bytes "
+               "%llu reason %s\n",
                static_cast<double>(e.time) / 1e6, EventKindName(KindOf(e.kind)).c_str(),
                e.is_grow ? " (grow)" : "", static_cast<unsigned long long>(e.session),
                static_cast<unsigned long long>(e.task), e.gpu,
-               static_cast<unsigned long long>(e.memory_bytes), static_cast<unsigned long long>(e.warps),
+               static_cast<unsigned long long>(e.memory_bytes),
+               static_cast<unsigned long long>(e.warps),
                static_cast<unsigned long long>(e.grow_bytes), core::CancelReasonName(e.reason));
 }
 
@@ -491,8 +495,9 @@ void SchedulerService::TimerLoop() {
     if (std::optional<core::Micros> d = core_->NextDeadline()) wake = std::min(wake, *d);
     if (PollsMemory()) {
       wake = std::min<core::Micros>(
-          wake, now + std::chrono::duration_cast<std::chrono::microseconds>(
-                          service_options_.waiting_poll).count());
+          wake,
+          now + std::chrono::duration_cast<std::chrono::microseconds>(service_options_.waiting_poll)
+                    .count());
     }
     if (wake > now) timer_wake_.wait_for(lock, std::chrono::microseconds(wake - now));
     if (stopping_) break;
@@ -532,7 +537,7 @@ grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
 }
 
 grpc::ServerWriteReactor<v1::Event> *SchedulerService::Watch(grpc::CallbackServerContext *,
-                                                            const v1::WatchRequest *) {
+                                                             const v1::WatchRequest *) {
   return new WatchReactor(this);
 }
 
@@ -569,7 +574,8 @@ grpc::ServerUnaryReactor *SchedulerService::TaskUsage(grpc::CallbackServerContex
                                                       v1::TaskUsageReply * /*reply*/) {
   return AnswerForSession(context, request->session_id(), [&](core::SessionId session) {
     const core::Micros now = CoreNow();
-    absl::Status status = core_->TaskUsage(session, request->task_id(), request->allocated_bytes(), now);
+    absl::Status status =
+        core_->TaskUsage(session, request->task_id(), request->allocated_bytes(), now);
     if (!status.ok()) return status;
     uint64_t &peak = task_profiles_[request->task_id()].peak;
     peak = std::max({peak, request->allocated_bytes(), request->peak_bytes()});
@@ -670,19 +676,20 @@ uint64_t SchedulerService::ProfiledMemory(const std::string &user,
   // Never more than the largest GPU can hold beside a context reserve: the core would refuse the
   // task, when the program probably fits as it did before.
   uint64_t largest = 0;
-  for (int g = 0; g < core_->gpu_count(); ++g) largest = std::max(largest, core_->gpu(g).memory_bytes);
+  for (int g = 0; g < core_->gpu_count(); ++g)
+    largest = std::max(largest, core_->gpu(g).memory_bytes);
   const uint64_t reserve =
       core_->policy().kind == core::PolicyKind::kCoreToGpu ? 0 : core_->context_reserve_bytes();
   return std::min(memory, largest > reserve ? largest - reserve : 0);
 }
 
 absl::Status SchedulerService::CheckJobGrant(uint64_t job, uint64_t bytes,
-                                            const std::string &what) const {
+                                             const std::string &what) const {
   return job == 0 ? absl::OkStatus() : job_grants_.Check(job, bytes, what);
 }
 
 absl::Status SchedulerService::CheckJobCall(grpc::CallbackServerContext *context,
-                                           uint64_t job_id) const {
+                                            uint64_t job_id) const {
   if (!service_options_.job_of) {
     return absl::FailedPreconditionError("mgbd runs without --slurm: it keeps no job grants");
   }
@@ -690,7 +697,8 @@ absl::Status SchedulerService::CheckJobCall(grpc::CallbackServerContext *context
   if (service_options_.peer) peer = service_options_.peer(context->peer());
   if (!peer || (peer->uid != 0 && peer->uid != service_options_.hook_uid)) {
     return absl::PermissionDeniedError(
-        "job grants come from Slurm's Prolog and Epilog: only root or mgbd's own user may set them");
+        "job grants come from Slurm's Prolog and Epilog: only root or mgbd's own user may set "
+        "them");
   }
   if (job_id == 0) return absl::InvalidArgumentError("job_id must be > 0");
   return absl::OkStatus();
@@ -730,8 +738,8 @@ grpc::ServerUnaryReactor *SchedulerService::JobEnd(grpc::CallbackServerContext *
         ++ended;
         if (std::shared_ptr<AttachReactor> stream = record.stream.lock()) {
           after_unlock_.push_back([stream, job = request->job_id()] {
-            stream->RequestFinish(grpc::Status(grpc::StatusCode::ABORTED,
-                                               absl::StrCat("Slurm job ", job, " ended")));
+            stream->RequestFinish(
+                grpc::Status(grpc::StatusCode::ABORTED, absl::StrCat("Slurm job ", job, " ended")));
           });
         }
       }
@@ -780,8 +788,7 @@ void SchedulerService::CancelLaneCalls(const void *owner) {
     }
     // Each emits kTaskCancelled, whose handler unparks and completes the call.
     for (const auto &[session, task] : waiting) {
-      (void)core_->CancelWaiting(session, task, false, core::CancelReason::kCancelled,
-                                 CoreNow());
+      (void)core_->CancelWaiting(session, task, false, core::CancelReason::kCancelled, CoreNow());
     }
   });
 }

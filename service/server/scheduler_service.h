@@ -44,11 +44,11 @@ struct PeerIdentity {
 };
 
 struct ServiceOptions {
-  std::string mps_pipe_directory;        // handed to clients in SessionInfo
-  int verbosity = 0;                     // >= 1: one stderr line per scheduling decision
-  MemoryProbe *memory_probe = nullptr;   // needed when a GPU has NVML
-  std::chrono::milliseconds memory_refresh{5};      // NVML read at most this often per decision
-  std::chrono::milliseconds waiting_poll{20};       // re-read NVML this often while tasks wait
+  std::string mps_pipe_directory;               // handed to clients in SessionInfo
+  int verbosity = 0;                            // >= 1: one stderr line per scheduling decision
+  MemoryProbe *memory_probe = nullptr;          // needed when a GPU has NVML
+  std::chrono::milliseconds memory_refresh{5};  // NVML read at most this often per decision
+  std::chrono::milliseconds waiting_poll{20};   // re-read NVML this often while tasks wait
   // The kernel's pid and uid for a gRPC peer string, when known (mgbd's ConnectionListener): a
   // session takes the pid over the one its client claims (which may be forged, or from another
   // pid namespace), and Status names its user.
@@ -82,7 +82,7 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
 
     core::SessionId session = 0;  // set by the service once the core took the request
     core::TaskId task = 0;
-    uint64_t memory_bytes = 0;    // the reservation the task begins with (mgbd's choice or asked)
+    uint64_t memory_bytes = 0;  // the reservation the task begins with (mgbd's choice or asked)
   };
 
   static absl::StatusOr<std::unique_ptr<SchedulerService>> Create(std::vector<core::GpuSpec> gpus,

@@ -26,7 +26,8 @@ std::optional<int> InheritedListenSocket(std::string *error) {
   unsetenv("LISTEN_FDS");
   unsetenv("LISTEN_FDNAMES");
   if (std::strcmp(fds, "1") != 0) {
-    *error = std::string("systemd passed ") + fds + " sockets; mgbd.socket must have one ListenStream";
+    *error =
+        std::string("systemd passed ") + fds + " sockets; mgbd.socket must have one ListenStream";
     return std::nullopt;
   }
   int listening = 0, domain = 0;

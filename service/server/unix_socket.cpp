@@ -44,7 +44,8 @@ absl::Status PrepareSocketPath(const std::string &path, bool *stale) {
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return absl::OkStatus();
-    return absl::FailedPreconditionError(absl::StrCat("--socket ", path, ": ", std::strerror(errno)));
+    return absl::FailedPreconditionError(
+        absl::StrCat("--socket ", path, ": ", std::strerror(errno)));
   }
   if (!S_ISSOCK(st.st_mode)) {
     return absl::FailedPreconditionError(
@@ -55,8 +56,8 @@ absl::Status PrepareSocketPath(const std::string &path, bool *stale) {
         absl::StrCat("--socket ", path, ": another mgbd is already listening there"));
   }
   if (unlink(path.c_str()) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("--socket ", path, ": cannot remove the stale socket: ", std::strerror(errno)));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--socket ", path, ": cannot remove the stale socket: ", std::strerror(errno)));
   }
   if (stale != nullptr) *stale = true;
   return absl::OkStatus();

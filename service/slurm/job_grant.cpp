@@ -16,7 +16,8 @@ absl::StatusOr<uint64_t> ParseGresCount(std::string_view text) {
   const char *begin = text.data(), *end = text.data() + text.size();
   const auto [rest, error] = std::from_chars(begin, end, value);
   const auto bad = [&] {
-    return absl::InvalidArgumentError(absl::StrCat("not a GRES count: \"", std::string(text), "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a GRES count: \"", std::string(text), "\""));
   };
   if (error != std::errc() || rest == begin) return bad();
   int shift = 0;
@@ -38,12 +39,14 @@ absl::StatusOr<uint64_t> ParseGresCount(std::string_view text) {
 absl::StatusOr<uint64_t> GpuMemoryPerNode(std::string_view record) {
   // One-line records separate fields with spaces; values here hold none.
   const std::string text(record);
-  const std::vector<std::string> fields = absl::StrSplit(text, absl::ByAnyChar(" \n"), absl::SkipEmpty());
+  const std::vector<std::string> fields =
+      absl::StrSplit(text, absl::ByAnyChar(" \n"), absl::SkipEmpty());
   for (const std::string &field : fields) {
     constexpr std::string_view kKey = "TresPerNode=";
     if (field.rfind(kKey, 0) != 0) continue;
     // "gres:gpu:1,gres:gpumem:100G" (22.05) or "gres/gpumem:100G", "gres/gpumem=100G" (later).
-    const std::vector<std::string> values = absl::StrSplit(field.substr(kKey.size()), ',', absl::SkipEmpty());
+    const std::vector<std::string> values =
+        absl::StrSplit(field.substr(kKey.size()), ',', absl::SkipEmpty());
     for (const std::string &tres : values) {
       std::vector<std::string> parts = absl::StrSplit(tres, absl::ByAnyChar(":/="));
       if (parts.size() < 3 || parts[0] != "gres" || parts[1] != kGresName) continue;

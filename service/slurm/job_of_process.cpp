@@ -80,7 +80,8 @@ std::optional<uint64_t> JobOfStepdTitle(std::string_view cmdline) {
 
 std::optional<uint64_t> JobOfProcess(int64_t pid, const std::string &proc_root) {
   if (pid <= 0) return std::nullopt;
-  if (std::optional<std::string> cgroups = ReadWhole(proc_root + "/" + std::to_string(pid) + "/cgroup")) {
+  if (std::optional<std::string> cgroups =
+          ReadWhole(proc_root + "/" + std::to_string(pid) + "/cgroup")) {
     std::istringstream lines(*cgroups);
     for (std::string line; std::getline(lines, line);) {
       if (std::optional<uint64_t> job = JobOfCgroupLine(line)) return job;

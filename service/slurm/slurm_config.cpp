@@ -11,7 +11,8 @@ namespace {
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 
 uint64_t GrantableOnGpu(const NodeGpu &gpu, uint64_t context_reserve_bytes) {
-  const uint64_t room = gpu.memory_bytes > context_reserve_bytes ? gpu.memory_bytes - context_reserve_bytes : 0;
+  const uint64_t room =
+      gpu.memory_bytes > context_reserve_bytes ? gpu.memory_bytes - context_reserve_bytes : 0;
   return room / kMiB * kMiB;
 }
 
@@ -65,19 +66,24 @@ std::string SlurmConfText(const std::string &node, const std::vector<NodeGpu> &g
   if (hooks != nullptr) {
     for (const HookScript &script : HookScripts(*hooks)) {
       const std::string name = script.path.substr(script.path.rfind('/') + 1);
-      const std::string key = name == "mgb-prolog" ? "Prolog" : name == "mgb-epilog" ? "Epilog" : "TaskProlog";
+      const std::string key = name == "mgb-prolog"   ? "Prolog"
+                              : name == "mgb-epilog" ? "Epilog"
+                                                     : "TaskProlog";
       absl::StrAppend(&text, key, "=", script.path, "\n");
     }
     absl::StrAppend(&text, "PrologFlags=Alloc\n");
   }
   absl::StrAppend(&text, "# --- slurm.conf, this node's NodeName line gains ---\nNodeName=", node,
                   " Gres=", gres, "\n");
-  absl::StrAppend(&text, "# --- gres.conf ---\nNodeName=", node, " Name=gpumem Count=",
-                  gres.substr(gres.find(':') + 1), "\n");
+  absl::StrAppend(&text, "# --- gres.conf ---\nNodeName=", node,
+                  " Name=gpumem Count=", gres.substr(gres.find(':') + 1), "\n");
   absl::StrAppend(
-      &text, "# Jobs ask --gres=gpumem:SIZE (per node). One task runs on one GPU: none can hold "
-             "more than ", largest / kMiB, " MiB here\n# (mgbd refuses it); a grant that fits the "
-             "node but no GPU's free room now waits in mgbd's queue.\n");
+      &text,
+      "# Jobs ask --gres=gpumem:SIZE (per node). One task runs on one GPU: none can hold "
+      "more than ",
+      largest / kMiB,
+      " MiB here\n# (mgbd refuses it); a grant that fits the "
+      "node but no GPU's free room now waits in mgbd's queue.\n");
   return text;
 }
 
@@ -86,9 +92,12 @@ std::vector<HookScript> HookScripts(const HookSettings &hooks) {
                               ? hooks.directory + "/"
                               : hooks.directory;
   return {
-      {dir + "mgb-prolog", Script(hooks, "Prolog: tells this node's mgbd the job's GPU memory grant", "prolog")},
-      {dir + "mgb-epilog", Script(hooks, "Epilog: the job ended; mgbd releases all it held", "epilog")},
-      {dir + "mgb-task-prolog", Script(hooks, "TaskProlog: the job's tasks find this node's mgbd", "task-prolog")},
+      {dir + "mgb-prolog",
+       Script(hooks, "Prolog: tells this node's mgbd the job's GPU memory grant", "prolog")},
+      {dir + "mgb-epilog",
+       Script(hooks, "Epilog: the job ended; mgbd releases all it held", "epilog")},
+      {dir + "mgb-task-prolog",
+       Script(hooks, "TaskProlog: the job's tasks find this node's mgbd", "task-prolog")},
   };
 }
 

@@ -19,7 +19,8 @@ namespace {
 struct RunDir {
   std::string path;
   RunDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "mgb-guard-test-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "mgb-guard-test-XXXXXX").string();
     REQUIRE(mkdtemp(pattern.data()) != nullptr);
     path = pattern;
   }
@@ -58,18 +59,21 @@ TEST_CASE("grows are answered in order, from threads and a forked child; none af
   RunDir dir;
   std::string error;
   uint64_t granted = 0;
-  auto server = GrowServer::Start(dir.path, [&](uint64_t missing) {
-    GrowAnswer answer;
-    if (missing > 1000) {
-      answer.verdict = GrowAnswer::kRefused;
-      answer.message = "too much";
-      return answer;
-    }
-    granted += missing;
-    answer.verdict = GrowAnswer::kGranted;
-    answer.reserved = granted;
-    return answer;
-  }, &error);
+  auto server = GrowServer::Start(
+      dir.path,
+      [&](uint64_t missing) {
+        GrowAnswer answer;
+        if (missing > 1000) {
+          answer.verdict = GrowAnswer::kRefused;
+          answer.message = "too much";
+          return answer;
+        }
+        granted += missing;
+        answer.verdict = GrowAnswer::kGranted;
+        answer.reserved = granted;
+        return answer;
+      },
+      &error);
   REQUIRE(server != nullptr);
   GrowRequester requester(dir.path);
   CHECK(requester.Ask(10).verdict == GrowAnswer::kGranted);
@@ -84,7 +88,9 @@ TEST_CASE("grows are answered in order, from threads and a forked child; none af
   CHECK(refused.verdict == GrowAnswer::kRefused);
   CHECK(refused.message == "too much");
   const pid_t child = fork();
-  if (child == 0) _exit(requester.Ask(5).verdict == GrowAnswer::kGranted && requester.Ask(0).reserved == 115 ? 0 : 1);
+  if (child == 0)
+    _exit(requester.Ask(5).verdict == GrowAnswer::kGranted && requester.Ask(0).reserved == 115 ? 0
+                                                                                               : 1);
   int status = 0;
   waitpid(child, &status, 0);
   CHECK(WIFEXITED(status));

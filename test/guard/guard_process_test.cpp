@@ -33,24 +33,29 @@ std::vector<std::string> Run(std::vector<std::string> flags, std::vector<std::st
 std::optional<v1::TaskStatus> TaskWhen(const TestDaemon &mgbd,
                                        const std::function<bool(const v1::TaskStatus &)> &ready) {
   std::optional<v1::TaskStatus> seen;
-  WaitFor([&] {
-    auto status = Client::StatusAt(mgbd.socket);
-    if (!status.ok() || status->tasks_size() == 0 || !ready(status->tasks(0))) return false;
-    seen = status->tasks(0);
-    return true;
-  }, std::chrono::seconds(5));
+  WaitFor(
+      [&] {
+        auto status = Client::StatusAt(mgbd.socket);
+        if (!status.ok() || status->tasks_size() == 0 || !ready(status->tasks(0))) return false;
+        seen = status->tasks(0);
+        return true;
+      },
+      std::chrono::seconds(5));
   return seen;
 }
 
 }  // namespace
 
-TEST_CASE("mgb run without --mem: the guard counts what the program allocates and grows its grant; "
-          "the next run starts from the learned peak", "[guard]") {
+TEST_CASE(
+    "mgb run without --mem: the guard counts what the program allocates and grows its grant; "
+    "the next run starts from the learned peak",
+    "[guard]") {
   auto mgbd = StartDaemon(1, 16 * kGiB);
   const auto argv = Run({}, {GUARD_PROBE, "alloc:3072", "async:1024", "sleep:1500", "free"});
   ProcessResult run;
   std::thread runner([&] { run = RunProcess(argv, Env(*mgbd)); });
-  auto task = TaskWhen(*mgbd, [](const v1::TaskStatus &t) { return t.allocated_bytes() == 4 * kGiB; });
+  auto task =
+      TaskWhen(*mgbd, [](const v1::TaskStatus &t) { return t.allocated_bytes() == 4 * kGiB; });
   runner.join();
   INFO(run.out << run.err);
   CHECK(run.exit_code == 0);
@@ -72,12 +77,15 @@ TEST_CASE("mgb run without --mem: the guard counts what the program allocates an
   CHECK(after->gpus(0).memory_reserved() == 0);
 }
 
-TEST_CASE("mgb run --max-mem: past it the allocation fails with out-of-memory and cuMemGetInfo shows the cap",
-          "[guard]") {
+TEST_CASE(
+    "mgb run --max-mem: past it the allocation fails with out-of-memory and cuMemGetInfo shows the "
+    "cap",
+    "[guard]") {
   auto mgbd = StartDaemon(1, 16 * kGiB);
   for (const char *probe : {GUARD_PROBE, GUARD_PROBE_LINKED}) {
-    auto run = RunProcess(Run({"--max-mem", "2G"}, {probe, "alloc:1024", "info", "alloc:2048",
-                                                    "vmm:512", "info"}), Env(*mgbd));
+    auto run = RunProcess(
+        Run({"--max-mem", "2G"}, {probe, "alloc:1024", "info", "alloc:2048", "vmm:512", "info"}),
+        Env(*mgbd));
     INFO(probe << "\n" << run.out << run.err);
     CHECK(run.exit_code == 0);
     CHECK_THAT(run.out, Catch::Contains("info free=1024 total=2048 MiB"));
@@ -92,10 +100,10 @@ TEST_CASE("mgb run --max-mem: past it the allocation fails with out-of-memory an
 TEST_CASE("two programs that together exceed the GPU: the second's grow waits for the first",
           "[guard]") {
   auto mgbd = StartDaemon(1, 16 * kGiB);
-  const std::string first = "'" + std::string(MGB_CLI) + "' run -- '" + GUARD_PROBE +
-                            "' alloc:12288 sleep:800 free";
-  const std::string second = "'" + std::string(MGB_CLI) + "' run -- '" + GUARD_PROBE +
-                             "' sleep:300 alloc:12288 free";
+  const std::string first =
+      "'" + std::string(MGB_CLI) + "' run -- '" + GUARD_PROBE + "' alloc:12288 sleep:800 free";
+  const std::string second =
+      "'" + std::string(MGB_CLI) + "' run -- '" + GUARD_PROBE + "' sleep:300 alloc:12288 free";
   auto both = RunProcess({"/bin/sh", "-c", first + " & " + second + " & wait"}, Env(*mgbd));
   INFO(both.out << both.err);
   CHECK(both.exit_code == 0);
@@ -108,18 +116,22 @@ TEST_CASE("two programs that together exceed the GPU: the second's grow waits fo
   CHECK(count == 2);
 }
 
-TEST_CASE("a program killed while its grow waits frees everything; a forked child counts against "
-          "the same run", "[guard]") {
+TEST_CASE(
+    "a program killed while its grow waits frees everything; a forked child counts against "
+    "the same run",
+    "[guard]") {
   auto mgbd = StartDaemon(1, 16 * kGiB);
   // A holder takes 12 GiB; the victim's 8 GiB grow waits until it is killed.
   ProcessResult holder, victim;
   std::thread holding([&] {
     holder = RunProcess(Run({}, {GUARD_PROBE, "alloc:12288", "sleep:1500"}), Env(*mgbd));
   });
-  REQUIRE(TaskWhen(*mgbd, [](const v1::TaskStatus &t) { return t.allocated_bytes() == 12 * kGiB; }));
+  REQUIRE(
+      TaskWhen(*mgbd, [](const v1::TaskStatus &t) { return t.allocated_bytes() == 12 * kGiB; }));
   std::thread waiting([&] {
-    victim = RunProcess({"/bin/sh", "-c", "exec \"$0\" run -- \"$1\" alloc:8192", MGB_CLI,
-                         GUARD_PROBE}, Env(*mgbd));
+    victim =
+        RunProcess({"/bin/sh", "-c", "exec \"$0\" run -- \"$1\" alloc:8192", MGB_CLI, GUARD_PROBE},
+                   Env(*mgbd));
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   RunProcess({"/bin/sh", "-c", "pkill -KILL -f 'guard_probe alloc:8192$'"});
@@ -132,14 +144,17 @@ TEST_CASE("a program killed while its grow waits frees everything; a forked chil
   CHECK(after->gpus(0).memory_reserved() == 0);
   CHECK(after->tasks_size() == 0);
 
-  auto forked = RunProcess(Run({"--max-mem", "1536M"}, {GUARD_PROBE, "alloc:1024", "fork:1024",
-                                                        "free", "fork:1024"}), Env(*mgbd));
+  auto forked = RunProcess(
+      Run({"--max-mem", "1536M"}, {GUARD_PROBE, "alloc:1024", "fork:1024", "free", "fork:1024"}),
+      Env(*mgbd));
   INFO(forked.out << forked.err);
   CHECK_THAT(forked.out, Catch::Contains("fork:1024 rc=2") && Catch::Contains("fork:1024 rc=0"));
 }
 
-TEST_CASE("the guard outside mgb run forwards; a broken run directory leaves the program unguarded "
-          "with one warning; RTLD_NEXT still means the caller's next", "[guard]") {
+TEST_CASE(
+    "the guard outside mgb run forwards; a broken run directory leaves the program unguarded "
+    "with one warning; RTLD_NEXT still means the caller's next",
+    "[guard]") {
   const std::vector<std::string> env = {"LD_PRELOAD=" + std::string(GUARD_LIBRARY),
                                         "LD_LIBRARY_PATH=" + std::string(FAKE_DRIVER_DIR)};
   auto plain = RunProcess({GUARD_PROBE, "alloc:20000", "next"}, env);
@@ -151,8 +166,8 @@ TEST_CASE("the guard outside mgb run forwards; a broken run directory leaves the
   auto broken = RunProcess({GUARD_PROBE, "alloc:1024"}, env_broken);
   CHECK(broken.exit_code == 0);
   CHECK_THAT(broken.out, Catch::Contains("alloc:1024 rc=0"));
-  CHECK_THAT(broken.err, Catch::Contains("/nonexistent/mgb-run/ledger") &&
-                             Catch::Contains("runs unguarded"));
+  CHECK_THAT(broken.err,
+             Catch::Contains("/nonexistent/mgb-run/ledger") && Catch::Contains("runs unguarded"));
 }
 
 }  // namespace mgb::test

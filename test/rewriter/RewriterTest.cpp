@@ -24,7 +24,7 @@ bool contains(const std::string &text, const std::string &part) {
 
 const char *kKernel = "__global__ void k(float *x, int n) { if (n) x[0] = 1; }\n";
 
-} // namespace
+}  // namespace
 
 TEST_CASE("a task in one function gets probes around its operations", "[rewriter]") {
   std::string out = rewrite(std::string(kKernel) + R"(int main() {
@@ -37,9 +37,10 @@ TEST_CASE("a task in one function gets probes around its operations", "[rewriter
 }
 )");
   CHECK(contains(out, "#include <mgb/mgb.h>\n"));
-  CHECK(contains(out, "  mgb_task mgb_task_1 = mgb_task_begin((size_t)(n * sizeof(float)), "
-                      "mgb_dim(1), mgb_dim(n), (const void *)k, \"input.cu:6\");\n"
-                      "  mgb_cudaMalloc(&d, n * sizeof(float));"));
+  CHECK(contains(out,
+                 "  mgb_task mgb_task_1 = mgb_task_begin((size_t)(n * sizeof(float)), "
+                 "mgb_dim(1), mgb_dim(n), (const void *)k, \"input.cu:6\");\n"
+                 "  mgb_cudaMalloc(&d, n * sizeof(float));"));
   CHECK(contains(out, "  mgb_cudaFree(d);\n  mgb_task_end(mgb_task_1);\n  return 0;"));
   CHECK(contains(out, "k<<<1, n>>>(d, n);"));
 }
@@ -50,9 +51,11 @@ TEST_CASE("a device pointer in a global is bound lazily", "[rewriter]") {
 void run() {
   k<<<2, 32>>>(g, 1);
 }
-)", &explain);
-  CHECK(contains(out, "  mgb_prepare(mgb_dim(2), mgb_dim(32), (const void *)k, \"input.cu:4\", g);\n"
-                      "  k<<<2, 32>>>(mgb_arg(g), 1);"));
+)",
+                            &explain);
+  CHECK(contains(out,
+                 "  mgb_prepare(mgb_dim(2), mgb_dim(32), (const void *)k, \"input.cu:4\", g);\n"
+                 "  k<<<2, 32>>>(mgb_arg(g), 1);"));
   CHECK_FALSE(contains(out, "mgb_task_begin"));
   CHECK(contains(explain, "lazy (argument `g` is not a local device pointer"));
 }
@@ -66,7 +69,8 @@ TEST_CASE("allocation in a loop that the launch is outside of goes lazy", "[rewr
   k<<<1, 1>>>(d, n);
   cudaFree(d);
 }
-)", &explain);
+)",
+                            &explain);
   CHECK(contains(out, "mgb_prepare("));
   CHECK_FALSE(contains(out, "mgb_task_begin"));
   CHECK(contains(explain, "does not dominate"));
@@ -78,8 +82,9 @@ TEST_CASE("a launch as the body of a loop gets braces", "[rewriter]") {
     k<<<1, 1>>>(p, i);
 }
 )");
-  CHECK(contains(out, "    { mgb_prepare(mgb_dim(1), mgb_dim(1), (const void *)k, \"input.cu:4\", p); "
-                      "k<<<1, 1>>>(mgb_arg(p), i); }"));
+  CHECK(contains(out,
+                 "    { mgb_prepare(mgb_dim(1), mgb_dim(1), (const void *)k, \"input.cu:4\", p); "
+                 "k<<<1, 1>>>(mgb_arg(p), i); }"));
 }
 
 TEST_CASE("a launch inside a macro body is edited in the definition", "[rewriter]") {
@@ -88,8 +93,9 @@ void run(float *q) {
   RUN(q);
 }
 )");
-  CHECK(contains(out, "#define RUN(p) (mgb_prepare(mgb_dim(1), mgb_dim(1), (const void *)k, "
-                      "\"input.cu:2\", p), k<<<1, 1>>>(mgb_arg(p), 0))"));
+  CHECK(contains(out,
+                 "#define RUN(p) (mgb_prepare(mgb_dim(1), mgb_dim(1), (const void *)k, "
+                 "\"input.cu:2\", p), k<<<1, 1>>>(mgb_arg(p), 0))"));
 }
 
 TEST_CASE("API calls: CUDA's are renamed, defaults spelled out, others untouched", "[rewriter]") {
@@ -143,26 +149,30 @@ TEST_CASE("the `<< <` spacing is shown to clang as `<<<` with offsets kept", "[r
 
 TEST_CASE("the include goes after the leading comments", "[rewriter]") {
   std::string out = mgb::rewriter::insertInclude("// license\n/* more */\n#include <a.h>\n", {});
-  CHECK(out == "// license\n/* more */\n#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n"
-               "#include <a.h>\n");
+  CHECK(out ==
+        "// license\n/* more */\n#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n"
+        "#include <a.h>\n");
   CHECK(mgb::rewriter::insertInclude(out, {}) == out);
 }
 
 TEST_CASE("clang's CUDA headers get the toolkit's own headers, not a project's of that name",
           "[rewriter]") {
-  std::string in = "#include <cmath>\n#include \"cuda.h\"\n  #  include \"texture_fetch_functions.h\"\n"
-                   "#include \"crt/host_runtime.h\"\n";
+  std::string in =
+      "#include <cmath>\n#include \"cuda.h\"\n  #  include \"texture_fetch_functions.h\"\n"
+      "#include \"crt/host_runtime.h\"\n";
   std::string out = mgb::rewriter::pinToolkitIncludes(
-      in, "/cuda/include", [](llvm::StringRef name) { return name != "texture_fetch_functions.h"; });
-  CHECK(out == "#include <cmath>\n#include \"/cuda/include/cuda.h\"\n  #  include "
-               "\"texture_fetch_functions.h\"\n#include \"/cuda/include/crt/host_runtime.h\"\n");
+      in, "/cuda/include",
+      [](llvm::StringRef name) { return name != "texture_fetch_functions.h"; });
+  CHECK(out ==
+        "#include <cmath>\n#include \"/cuda/include/cuda.h\"\n  #  include "
+        "\"texture_fetch_functions.h\"\n#include \"/cuda/include/crt/host_runtime.h\"\n");
 }
 TEST_CASE("a project header named cuda.h does not hide the toolkit's from clang's CUDA wrapper",
           "[rewriter]") {
   // -I puts the project's cuda.h (test/rewriter/inputs/cuda_h_shadow/src) before the toolkit's.
-  llvm::Expected<std::string> out = rewriteCode(
-      "#include \"cuda.h\"\nint main() { float *d; cudaMalloc(&d, 4); cudaFree(d); }\n",
-      "input.cu", nullptr, {"-I" MGB_TEST_SHADOW_DIR});
+  llvm::Expected<std::string> out =
+      rewriteCode("#include \"cuda.h\"\nint main() { float *d; cudaMalloc(&d, 4); cudaFree(d); }\n",
+                  "input.cu", nullptr, {"-I" MGB_TEST_SHADOW_DIR});
   REQUIRE(static_cast<bool>(out));
   CHECK(contains(*out, "mgb_cudaMalloc(&d, 4)"));
 }
@@ -196,9 +206,10 @@ void axpy(cublasHandle_t h, int n, float a) {
 )",
                                                 "helper.c", nullptr, {"-x", "c"});
   REQUIRE(static_cast<bool>(out));
-  CHECK(contains(*out, "mgb_task_begin((size_t)(n * sizeof(float)) + (size_t)(n * sizeof(float)), "
-                       "(mgb_dim3){1, 1, 1}, (mgb_dim3){1, 1, 1}, (const void *)0, "
-                       "\"helper.c:7\");"));
+  CHECK(contains(*out,
+                 "mgb_task_begin((size_t)(n * sizeof(float)) + (size_t)(n * sizeof(float)), "
+                 "(mgb_dim3){1, 1, 1}, (mgb_dim3){1, 1, 1}, (const void *)0, "
+                 "\"helper.c:7\");"));
   CHECK(contains(*out, "mgb_cudaFree(y);\n  mgb_task_end(mgb_task_1);"));
   CHECK_FALSE(contains(*out, "mgb_dim("));
   CHECK_FALSE(contains(*out, "nullptr"));

@@ -33,8 +33,8 @@ void RegisterIncrement(FakeCudaApi &fake) {
 
 std::vector<float> ReadBack(mgb::runtime::Runtime &rt, const float *device) {
   std::vector<float> out(kN);
-  REQUIRE(rt.Memcpy(out.data(), device, kN * sizeof(float), cudaMemcpyDeviceToHost,
-                    std::nullopt) == cudaSuccess);
+  REQUIRE(rt.Memcpy(out.data(), device, kN * sizeof(float), cudaMemcpyDeviceToHost, std::nullopt) ==
+          cudaSuccess);
   return out;
 }
 }  // namespace
@@ -55,8 +55,7 @@ TEST_CASE("a host array of device pointers copied into real device memory arrive
   REQUIRE(rt.Malloc(reinterpret_cast<void **>(&array), 2 * sizeof(float *)) == cudaSuccess);
   REQUIRE_FALSE(rt.IsStandIn(array));
   float *host[2] = {a, b + 3};  // an interior pointer too
-  REQUIRE(rt.Memcpy(array, host, sizeof host, cudaMemcpyHostToDevice, std::nullopt) ==
-          cudaSuccess);
+  REQUIRE(rt.Memcpy(array, host, sizeof host, cudaMemcpyHostToDevice, std::nullopt) == cudaSuccess);
   // What the library would read on the device: real addresses of memory on this GPU.
   CHECK(array[0] == rt.RealPtr(a));
   CHECK(array[1] == static_cast<float *>(rt.RealPtr(b)) + 3);

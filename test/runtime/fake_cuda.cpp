@@ -176,8 +176,8 @@ cudaError_t FakeCudaApi::Free(void *ptr) {
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::Memcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
-  Log(kind == cudaMemcpyHostToDevice   ? "MemcpyHtoD"
-      : kind == cudaMemcpyDeviceToHost ? "MemcpyDtoH"
+  Log(kind == cudaMemcpyHostToDevice     ? "MemcpyHtoD"
+      : kind == cudaMemcpyDeviceToHost   ? "MemcpyDtoH"
       : kind == cudaMemcpyDeviceToDevice ? "MemcpyDtoD"
                                          : "Memcpy",
       dst, count);
@@ -283,8 +283,7 @@ cudaError_t FakeCudaApi::StreamDestroy(cudaStream_t stream) {
 cudaError_t FakeCudaApi::StreamSynchronize(cudaStream_t stream) {
   Log("StreamSynchronize", stream);
   std::lock_guard lock(mu_);
-  return stream == nullptr || streams_.count(stream) ? cudaSuccess
-                                                     : cudaErrorInvalidResourceHandle;
+  return stream == nullptr || streams_.count(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
 }
 cudaError_t FakeCudaApi::StreamQuery(cudaStream_t stream) { return StreamSynchronize(stream); }
 cudaError_t FakeCudaApi::StreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
@@ -330,8 +329,8 @@ cudaError_t FakeCudaApi::EventDestroy(cudaEvent_t event) {
   std::free(event);
   return cudaSuccess;
 }
-cudaError_t FakeCudaApi::LaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
-                                      size_t, cudaStream_t stream) {
+cudaError_t FakeCudaApi::LaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t,
+                                      cudaStream_t stream) {
   Log("LaunchKernel", func);
   Kernel body;
   {

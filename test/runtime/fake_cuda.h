@@ -19,7 +19,7 @@ namespace mgb::test {
 
 struct FakeCall {
   std::string name;
-  int device = -1;          // current device of the calling thread
+  int device = -1;                // current device of the calling thread
   const void *pointer = nullptr;  // the main pointer argument (destination, freed pointer, ...)
   size_t bytes = 0;
 };

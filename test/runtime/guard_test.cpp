@@ -54,7 +54,9 @@ TEST_CASE("growth blocks until another program frees memory", "[runtime][guard]"
     mgb_task t = m.runtime->TaskBegin(kMiB, kOne, kOne, nullptr, "grow-thread");
     const auto malloc_start = std::chrono::steady_clock::now();
     result = m.runtime->Malloc(&p, 30 * kMiB);  // 9 + 9 + 29 more > 64 - 40: must wait
-    malloc_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - malloc_start).count();
+    malloc_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - malloc_start)
+            .count();
     allocated = true;
     m.runtime->Free(p);
     m.runtime->TaskEnd(t);

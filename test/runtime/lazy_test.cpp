@@ -198,8 +198,7 @@ TEST_CASE("reading back a stand-in no launch used places it on its own", "[runti
   CHECK(mgbd.Status().tasks_size() == 0);
 }
 
-TEST_CASE("a launch using stand-ins of two GPUs moves them to one (peer copy)",
-          "[runtime][lazy]") {
+TEST_CASE("a launch using stand-ins of two GPUs moves them to one (peer copy)", "[runtime][lazy]") {
   MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB}, "mgb", /*spread_tasks=*/true);
   ManagedRuntime m(mgbd);
   auto &rt = *m.runtime;
@@ -241,7 +240,7 @@ TEST_CASE("a thread's first lazy launch reserves all its unbound buffers at once
   auto status = mgbd.Status();
   REQUIRE(status.tasks_size() == 1);
   CHECK(status.tasks(0).memory_bytes() >= 112 * kMiB);  // one TaskBegin with all three
-  float *other = nullptr;  // another thread's buffers stay its own
+  float *other = nullptr;                               // another thread's buffers stay its own
   std::thread([&] { rt.Malloc(reinterpret_cast<void **>(&other), kMiB); }).join();
   float *more;
   rt.Malloc(reinterpret_cast<void **>(&more), kMiB);
@@ -262,7 +261,8 @@ TEST_CASE("host copies past the capture limit place the buffers at once instead 
   rt.Malloc(reinterpret_cast<void **>(&input), 8 * sizeof(int));
   rt.Malloc(reinterpret_cast<void **>(&scratch), 4 * sizeof(int));
   int chunk[2] = {1, 2};
-  REQUIRE(rt.Memcpy(input, chunk, sizeof chunk, cudaMemcpyHostToDevice, std::nullopt) == cudaSuccess);
+  REQUIRE(rt.Memcpy(input, chunk, sizeof chunk, cudaMemcpyHostToDevice, std::nullopt) ==
+          cudaSuccess);
   CHECK(mgbd.Status().tasks_size() == 0);  // 2 ints captured: within the limit
   chunk[0] = 3;
   chunk[1] = 4;
@@ -282,7 +282,8 @@ TEST_CASE("host copies past the capture limit place the buffers at once instead 
   // Captured bytes are given back at replay: a new buffer records again.
   int *later;
   rt.Malloc(reinterpret_cast<void **>(&later), 2 * sizeof(int));
-  REQUIRE(rt.Memcpy(later, chunk, sizeof chunk, cudaMemcpyHostToDevice, std::nullopt) == cudaSuccess);
+  REQUIRE(rt.Memcpy(later, chunk, sizeof chunk, cudaMemcpyHostToDevice, std::nullopt) ==
+          cudaSuccess);
   CHECK(rt.TaskOf(later) == 0);
 }
 
@@ -372,7 +373,8 @@ TEST_CASE("a small buffer bound to a placed task on a full GPU fits its slack: n
           cudaSuccess);
     launched = true;
   });
-  for (int i = 0; i < 100 && !launched; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 100 && !launched; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   CHECK(launched.load());  // without the slack it would wait for `other` to end
   CHECK(mgbd.Status().tasks_size() == 2);
   REQUIRE((*other)->TaskEnd(held->task_id).ok());  // frees a waiting launch if there was one

@@ -10,9 +10,9 @@
 #include "runtime_fixture.h"
 
 using namespace mgb::test;
-using mgb::runtime::kDefaultHeapBytes;
 using mgb::Client;
 using mgb::LaunchShape;
+using mgb::runtime::kDefaultHeapBytes;
 
 namespace {
 const mgb_dim3 kOne{1, 1, 1};

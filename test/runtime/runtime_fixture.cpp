@@ -33,7 +33,8 @@ MgbdProcess::MgbdProcess(std::vector<uint64_t> gpu_memory, const std::string &po
   if (pid_ == 0) {
     execl(MGB_TEST_MGBD_PATH, "mgbd", "--socket", socket_.c_str(), "--gpus", config.c_str(),
           "--policy", policy.c_str(), "--context-reserve", "0",
-          spread_tasks ? "--spread-tasks" : static_cast<char *>(nullptr), static_cast<char *>(nullptr));
+          spread_tasks ? "--spread-tasks" : static_cast<char *>(nullptr),
+          static_cast<char *>(nullptr));
     _exit(127);
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -75,14 +76,15 @@ runtime::SessionConfig TestConfig(const std::string &socket, runtime::FailurePol
 ManagedRuntime::ManagedRuntime(const MgbdProcess &mgbd, int devices)
     : ManagedRuntime(mgbd, devices, TestConfig(mgbd.socket())) {}
 
-ManagedRuntime::ManagedRuntime(const MgbdProcess &mgbd_process, int devices, runtime::SessionConfig config)
-    : fake(devices), runtime(std::make_unique<runtime::Runtime>(fake, std::move(config))), server(&mgbd_process) {
+ManagedRuntime::ManagedRuntime(const MgbdProcess &mgbd_process, int devices,
+                               runtime::SessionConfig config)
+    : fake(devices),
+      runtime(std::make_unique<runtime::Runtime>(fake, std::move(config))),
+      server(&mgbd_process) {
   server->runtimes_.push_back(this);
 }
 
-ManagedRuntime::~ManagedRuntime() {
-  std::erase(server->runtimes_, this);
-}
+ManagedRuntime::~ManagedRuntime() { std::erase(server->runtimes_, this); }
 
 }  // namespace mgb::test
 

@@ -61,8 +61,8 @@ ChildResult RunChild(const char *name) {
 // The children of the two tests above; hidden ([.]): run only by name.
 TEST_CASE("child: unmanaged run", "[.]") {
   FakeCudaApi fake(1);
-  mgb::runtime::Runtime rt(fake, TestConfig("/tmp/mgb-no-such-dir/mgbd.sock",
-                                            FailurePolicy::kUnmanaged));
+  mgb::runtime::Runtime rt(fake,
+                           TestConfig("/tmp/mgb-no-such-dir/mgbd.sock", FailurePolicy::kUnmanaged));
   void *p = nullptr;
   bool plain = rt.Malloc(&p, 64) == cudaSuccess && !rt.IsStandIn(p);  // a plain cudaMalloc
   bool no_task = rt.TaskBegin(64, {1, 1, 1}, {1, 1, 1}, nullptr, "x") == 0;
@@ -157,7 +157,7 @@ TEST_CASE("MGB_TASK_SLACK_MB sets the bytes every task reserves for small later 
 
 namespace {
 void ScaleKernel() {}
-}
+}  // namespace
 
 TEST_CASE("the C API and the C++ helpers of mgb.h drive the process-wide runtime",
           "[runtime][capi]") {
@@ -181,8 +181,8 @@ TEST_CASE("the C API and the C++ helpers of mgb.h drive the process-wide runtime
   int n = 4;
   // What the rewriter emits for a lazy launch: mgb_prepare(...); kernel<<<>>>(mgb_arg(...)...).
   REQUIRE(mgb_prepare(mgb_dim(dim3(1)), mgb_dim(dim3(4)),
-                      reinterpret_cast<const void *>(&ScaleKernel), "capi.cu:7", pair, n) ==
-          cudaSuccess);
+                      reinterpret_cast<const void *>(&ScaleKernel), "capi.cu:7", pair,
+                      n) == cudaSuccess);
   Pair real = mgb_arg(pair);
   int real_n = mgb_arg(n);
   void *args[] = {&real, &real_n};

@@ -60,8 +60,7 @@ TEST_CASE("async copies on stand-ins replay on the task's stream", "[runtime][st
   REQUIRE(rt.Memcpy(a, values, sizeof values, cudaMemcpyHostToDevice, stream) == cudaSuccess);
   REQUIRE(rt.Memset(a, 0, sizeof(int), stream) == cudaSuccess);
   values[1] = 0;  // captured at call time
-  REQUIRE(rt.LaunchPrepare(kOne, kOne, nullptr, "async", 1,
-                           std::vector<const void *>{&a}.data(),
+  REQUIRE(rt.LaunchPrepare(kOne, kOne, nullptr, "async", 1, std::vector<const void *>{&a}.data(),
                            std::vector<size_t>{sizeof a}.data()) == cudaSuccess);
   auto *real = static_cast<int *>(rt.RealPtr(a));
   CHECK(real[0] == 0);
@@ -107,8 +106,7 @@ TEST_CASE("a timer started before the first lazy launch measures on the GPU it l
   REQUIRE(rt.Malloc(reinterpret_cast<void **>(&a), 64 * kMiB) == cudaSuccess);
   REQUIRE(rt.EventRecord(start, nullptr) == cudaSuccess);
   CHECK(m.fake.CallsNamed("EventRecord").empty());  // deferred: no GPU chosen yet
-  REQUIRE(rt.LaunchPrepare(kWide, kBlock, nullptr, "timed", 1,
-                           std::vector<const void *>{&a}.data(),
+  REQUIRE(rt.LaunchPrepare(kWide, kBlock, nullptr, "timed", 1, std::vector<const void *>{&a}.data(),
                            std::vector<size_t>{sizeof a}.data()) == cudaSuccess);
   CHECK(m.fake.CallsNamed("EventRecord").size() == 1);  // made on the chosen GPU
   REQUIRE(rt.EventRecord(stop, nullptr) == cudaSuccess);

@@ -26,8 +26,8 @@ struct MgbdProcess {
   int pid = -1;
   explicit MgbdProcess(int gpus = 2) { Start(gpus); }
   void Start(int gpus) {
-    pid = StartProcess({MGB_MGBD, "--socket", socket, "--gpus", WriteGpuConfig(dir, gpus, 16 * kGiB),
-                        "--context-reserve", "0"});
+    pid = StartProcess({MGB_MGBD, "--socket", socket, "--gpus",
+                        WriteGpuConfig(dir, gpus, 16 * kGiB), "--context-reserve", "0"});
     WaitFor([&] { return Client::StatusAt(socket, std::chrono::milliseconds(100)).ok(); },
             std::chrono::seconds(5));
   }
@@ -46,9 +46,9 @@ struct MgbdProcess {
 }  // namespace
 
 TEST_CASE("--help and bad flags: exit codes and messages", "[cli]") {
-  for (const std::vector<std::string> &version :
-       {std::vector<std::string>{MGB_MGBD, "--version"}, {MGB_CLI, "--version"},
-        {MGB_CLI, "status", "--version"}}) {
+  for (const std::vector<std::string> &version : {std::vector<std::string>{MGB_MGBD, "--version"},
+                                                  {MGB_CLI, "--version"},
+                                                  {MGB_CLI, "status", "--version"}}) {
     auto printed = RunProcess(version);
     CHECK(printed.exit_code == 0);
     CHECK_THAT(printed.out, Catch::Matches("(mgbd|mgb|mgb status) [0-9]+\\.[0-9]+\\.[0-9]+\n"));
@@ -67,8 +67,9 @@ TEST_CASE("--help and bad flags: exit codes and messages", "[cli]") {
     CHECK_THAT(sub.out, Catch::Contains(std::string("mgb ") + command));
     CHECK(RunProcess({MGB_CLI, command, "--bogus"}).exit_code == 2);
   }
-  CHECK(RunProcess({MGB_CLI, "run", "--mem", "2G", "--max-mem", "1G", "--", "true"}).exit_code == 2);
-  CHECK(RunProcess({MGB_CLI, "run", "--mem", "1G"}).exit_code == 2);            // no program
+  CHECK(RunProcess({MGB_CLI, "run", "--mem", "2G", "--max-mem", "1G", "--", "true"}).exit_code ==
+        2);
+  CHECK(RunProcess({MGB_CLI, "run", "--mem", "1G"}).exit_code == 2);  // no program
   CHECK(RunProcess({MGB_CLI, "run", "--mem", "lots", "--", "true"}).exit_code == 2);
   TempDir dir;
   auto absent = RunProcess({MGB_CLI, "status", "--socket", dir.File("none.sock")});
@@ -86,7 +87,8 @@ TEST_CASE("mgbd start-up errors name the flag or file", "[cli]") {
   auto bad_file = RunProcess({MGB_MGBD, "--socket", dir.File("s"), "--gpus", dir.File("bad.json")});
   CHECK(bad_file.exit_code == 1);
   CHECK_THAT(bad_file.err, Catch::Contains("bad.json") && Catch::Contains("memory_bytes"));
-  auto bad_policy = RunProcess({MGB_MGBD, "--socket", dir.File("s"), "--gpus", gpus, "--policy", "x"});
+  auto bad_policy =
+      RunProcess({MGB_MGBD, "--socket", dir.File("s"), "--gpus", gpus, "--policy", "x"});
   CHECK(bad_policy.exit_code == 1);
   CHECK_THAT(bad_policy.err, Catch::Contains("--policy"));
   auto no_dir = RunProcess({MGB_MGBD, "--socket", dir.File("no/such/dir.sock"), "--gpus", gpus});
@@ -109,7 +111,8 @@ TEST_CASE("mgbd's socket: 0660, a second mgbd refused, stale socket replaced, re
   struct stat st {};
   REQUIRE(stat(mgbd.socket.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0660);
-  auto second = RunProcess({MGB_MGBD, "--socket", mgbd.socket, "--gpus", mgbd.dir.File("gpus.json")});
+  auto second =
+      RunProcess({MGB_MGBD, "--socket", mgbd.socket, "--gpus", mgbd.dir.File("gpus.json")});
   CHECK(second.exit_code == 1);
   CHECK_THAT(second.err, Catch::Contains("already listening"));
   CHECK(mgbd.Stop(SIGKILL) == 128 + SIGKILL);  // leaves a stale socket file behind
@@ -153,8 +156,12 @@ TEST_CASE("mgb status lists running tasks (reserved, allocated, age) and waiting
     (void)(*waiter)->TaskBegin(8 * kGiB, LaunchShape{}, "big-step",
                                std::chrono::system_clock::now() + std::chrono::milliseconds(1500));
   });
-  WaitFor([&] { auto st = Client::StatusAt(mgbd.socket); return st.ok() && st->waiting_size() == 1; },
-          std::chrono::seconds(1));
+  WaitFor(
+      [&] {
+        auto st = Client::StatusAt(mgbd.socket);
+        return st.ok() && st->waiting_size() == 1;
+      },
+      std::chrono::seconds(1));
   auto table = RunProcess({MGB_CLI, "status", "--socket", mgbd.socket});
   auto json = RunProcess({MGB_CLI, "status", "--json", "--socket", mgbd.socket});
   waiting.join();
@@ -184,20 +191,25 @@ TEST_CASE("mgb run: the program sees its GPU, its exit status comes back, the GP
   MgbdProcess mgbd;
   const std::vector<std::string> env = {"MGB_SOCKET=" + mgbd.socket};
   auto run = RunProcess({MGB_CLI, "run", "--mem", "10G", "--", "/bin/sh", "-c",
-                         "echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; exit 7"}, env);
+                         "echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; exit 7"},
+                        env);
   CHECK(run.exit_code == 7);
   CHECK_THAT(run.out, Catch::Contains("CUDA_VISIBLE_DEVICES=0"));
   // Two at once that do not fit one GPU land on different GPUs.
-  auto both = RunProcess({"/bin/sh", "-c",
-                          std::string(MGB_CLI) + " run --mem 10G -- /bin/sh -c 'sleep 0.3; echo A=$CUDA_VISIBLE_DEVICES' & " +
-                          MGB_CLI + " run --mem 10G -- /bin/sh -c 'sleep 0.3; echo B=$CUDA_VISIBLE_DEVICES' & wait"}, env);
+  auto both = RunProcess(
+      {"/bin/sh", "-c",
+       std::string(MGB_CLI) +
+           " run --mem 10G -- /bin/sh -c 'sleep 0.3; echo A=$CUDA_VISIBLE_DEVICES' & " + MGB_CLI +
+           " run --mem 10G -- /bin/sh -c 'sleep 0.3; echo B=$CUDA_VISIBLE_DEVICES' & wait"},
+      env);
   CHECK_THAT(both.out, (Catch::Contains("A=0") && Catch::Contains("B=1")) ||
-                          (Catch::Contains("A=1") && Catch::Contains("B=0")));
+                           (Catch::Contains("A=1") && Catch::Contains("B=0")));
   auto too_big = RunProcess({MGB_CLI, "run", "--mem", "20G", "--", "true"}, env);
   CHECK(too_big.exit_code == 1);
   CHECK_THAT(too_big.err, Catch::Contains("memory_bytes"));
   CHECK_THAT(too_big.err, Catch::Contains("GiB"));  // sizes for people beside the bytes
-  CHECK(RunProcess({MGB_CLI, "run", "--mem", "1G", "--", "/no/such/program"}, env).exit_code == 127);
+  CHECK(RunProcess({MGB_CLI, "run", "--mem", "1G", "--", "/no/such/program"}, env).exit_code ==
+        127);
   auto s = Client::StatusAt(mgbd.socket);
   REQUIRE(s.ok());
   CHECK(s->gpus(0).memory_reserved() == 0);
@@ -207,9 +219,12 @@ TEST_CASE("mgb run: the program sees its GPU, its exit status comes back, the GP
 TEST_CASE("mgb watch prints the events of a run", "[cli]") {
   MgbdProcess mgbd;
   ProcessResult watch;
-  std::thread watcher([&] { watch = RunProcess({MGB_CLI, "watch", "--count", "2", "--socket", mgbd.socket}); });
+  std::thread watcher([&] {
+    watch = RunProcess({MGB_CLI, "watch", "--count", "2", "--socket", mgbd.socket});
+  });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the watch stream is open
-  CHECK(RunProcess({MGB_CLI, "run", "--mem", "1G", "--socket", mgbd.socket, "--", "true"}).exit_code == 0);
+  CHECK(RunProcess({MGB_CLI, "run", "--mem", "1G", "--socket", mgbd.socket, "--", "true"})
+            .exit_code == 0);
   watcher.join();
   CHECK(watch.exit_code == 0);
   CHECK_THAT(watch.out, Catch::Contains("session-opened") && Catch::Contains("task-placed") &&
@@ -220,14 +235,16 @@ TEST_CASE("mgbd --verbose 1 logs each decision with its time", "[cli]") {
   TempDir dir;
   const std::string log = dir.File("mgbd.log");
   const auto unix_now = [] {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
   };
   const double before = unix_now();
   // mgbd in the background with its stderr in a file, one `mgb run`, then SIGTERM.
   auto script = RunProcess(
       {"/bin/sh", "-c",
        "\"$0\" --socket \"$2\" --gpus \"$3\" --context-reserve 0 --verbose 1 2>\"$4\" & m=$!; i=0; "
-       "until \"$1\" status --socket \"$2\" >/dev/null 2>&1 || [ $i -ge 50 ]; do sleep 0.1; i=$((i+1)); done; "
+       "until \"$1\" status --socket \"$2\" >/dev/null 2>&1 || [ $i -ge 50 ]; do sleep 0.1; "
+       "i=$((i+1)); done; "
        "\"$1\" run --mem 1G --socket \"$2\" -- true; r=$?; kill $m; wait $m; exit $r",
        MGB_MGBD, MGB_CLI, dir.File("mgbd.sock"), WriteGpuConfig(dir, 1, 16 * kGiB), log});
   const double after = unix_now();
@@ -249,8 +266,9 @@ TEST_CASE("mgbd --verbose 1 logs each decision with its time", "[cli]") {
 
 TEST_CASE("mgb run forwards SIGTERM to the program and releases its GPU", "[cli]") {
   MgbdProcess mgbd;
-  const int pid = StartProcess({MGB_CLI, "run", "--mem", "1G", "--socket", mgbd.socket, "--",
-                                "/bin/sh", "-c", "trap 'exit 42' TERM; while :; do sleep 0.05; done"});
+  const int pid =
+      StartProcess({MGB_CLI, "run", "--mem", "1G", "--socket", mgbd.socket, "--", "/bin/sh", "-c",
+                    "trap 'exit 42' TERM; while :; do sleep 0.05; done"});
   auto running = [&] {
     auto s = Client::StatusAt(mgbd.socket);
     return s.ok() && s->tasks_size() == 1;
@@ -301,9 +319,10 @@ TEST_CASE("mgb run reports its program's NVML memory to mgbd (TaskUsage)", "[cli
   WaitFor([&] { return Client::StatusAt(socket, std::chrono::milliseconds(100)).ok(); },
           std::chrono::seconds(5));
   // The program's grandchild holds 4 GiB of its 10 GiB grant (the fake lists it by pid).
-  const int run = StartProcess(
-      {MGB_CLI, "run", "--mem", "10G", "--socket", socket, "--", "/bin/sh", "-c",
-       "/bin/sh -c 'echo 0 $$ 4294967296 >> " + procs + "; sleep 4' & wait"});  // outlives the 2 s wait below
+  const int run =
+      StartProcess({MGB_CLI, "run", "--mem", "10G", "--socket", socket, "--", "/bin/sh", "-c",
+                    "/bin/sh -c 'echo 0 $$ 4294967296 >> " + procs +
+                        "; sleep 4' & wait"});  // outlives the 2 s wait below
   // NVML sees 4 GiB used on the 80 GiB fake GPU. Unreported, mgbd would count the grant's 10 GiB
   // on top (66 GiB available); reported, only the 6 GiB not yet allocated (70 GiB).
   auto counted_once = [&] {
@@ -354,8 +373,8 @@ TEST_CASE("mgbd re-reads NVML while only a grow waits, and fails a grow NVML sho
     nvml_used(10 * kGiB);
   });
   const auto start = std::chrono::steady_clock::now();
-  auto grown = (*client)->TaskGrow(task->task_id, 5 * kGiB,
-                                   std::chrono::system_clock::now() + std::chrono::milliseconds(2500));
+  auto grown = (*client)->TaskGrow(
+      task->task_id, 5 * kGiB, std::chrono::system_clock::now() + std::chrono::milliseconds(2500));
   freer.join();
   CHECK(grown.ok());
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(2000));

@@ -38,8 +38,10 @@ TEST_CASE("a large task is not starved by a stream of small ones", "[core][fairn
   CHECK(c.s->waiting_count() == 2);
 }
 
-TEST_CASE("backfilling: younger tasks pass the blocked head on other GPUs, and on its GPU only in its shadow",
-          "[core][fairness]") {
+TEST_CASE(
+    "backfilling: younger tasks pass the blocked head on other GPUs, and on its GPU only in its "
+    "shadow",
+    "[core][fairness]") {
   Core c(Gpus(2, 16 * kGB), "mgb");
   const auto a = c.BeginSolo(Request(10 * kGB));  // g0
   const auto b = c.BeginSolo(Request(8 * kGB));   // g1 (fewer warps: tie -> lower index? g0 has 1)
@@ -55,18 +57,20 @@ TEST_CASE("backfilling: younger tasks pass the blocked head on other GPUs, and o
   const auto small2 = c.BeginSolo(Request(4 * kGB));
   CHECK(small2.gpu == 1);
   const auto small3 = c.BeginSolo(Request(4 * kGB));
-  CHECK(small3.gpu == -1);  // the shadow is taken: 12 + 4 + 4 > 16
+  CHECK(small3.gpu == -1);                           // the shadow is taken: 12 + 4 + 4 > 16
   REQUIRE(c.s->TaskEnd(b.session, b.task, 1).ok());  // g1 frees: the head goes first
   CHECK(c.sink.PlacedOn(big.task) == 1);
   CHECK(c.sink.PlacedOn(small3.task) == -1);
 }
 
-TEST_CASE("the head's shadow counts a context reserve per session and refuses what the head would need",
-          "[core][fairness]") {
+TEST_CASE(
+    "the head's shadow counts a context reserve per session and refuses what the head would need",
+    "[core][fairness]") {
   Core c(Gpus(1, 16 * kGB), "mgb", kGB);  // 1 GB context reserve
   const auto a = c.Open(), h = c.Open(), b = c.Open(), d = c.Open();
   const auto old = c.Begin(a, Request(6 * kGB));  // 7 GB used, 9 free
-  const auto head = c.Begin(h, Request(10 * kGB));  // needs 11: waits; once `old` ends it needs 11 of 16
+  const auto head =
+      c.Begin(h, Request(10 * kGB));  // needs 11: waits; once `old` ends it needs 11 of 16
   REQUIRE(head.gpu == -1);
   CHECK(c.Begin(b, Request(4 * kGB)).gpu == 0);  // 5 GB with its context: 11 + 5 <= 16
   // Fits in memory now (1.5 of 4 GB free) but not in the shadow: 16 + 1.5 > 16.
@@ -79,7 +83,8 @@ TEST_CASE("the head's shadow counts a context reserve per session and refuses wh
   CHECK(c.sink.PlacedOn(late.task) == -1);
 }
 
-TEST_CASE("single-assignment and core-to-GPU keep no shadow: the head's GPU stays closed", "[core][fairness]") {
+TEST_CASE("single-assignment and core-to-GPU keep no shadow: the head's GPU stays closed",
+          "[core][fairness]") {
   for (const char *policy : {"single", "cg:2", "mgb-sm"}) {
     Core c(Gpus(1, 16 * kGB), policy);
     const auto a = c.Open(), h = c.Open(), b = c.Open();
@@ -93,8 +98,8 @@ TEST_CASE("single-assignment and core-to-GPU keep no shadow: the head's GPU stay
 
 TEST_CASE("the blocked head still takes whichever GPU frees first", "[core][fairness]") {
   Core c(Gpus(2, 16 * kGB), "mgb");
-  const auto a = c.BeginSolo(Request(12 * kGB));  // g0: 4 free
-  const auto b = c.BeginSolo(Request(10 * kGB));  // g1: 6 free
+  const auto a = c.BeginSolo(Request(12 * kGB));    // g0: 4 free
+  const auto b = c.BeginSolo(Request(10 * kGB));    // g1: 6 free
   const auto big = c.BeginSolo(Request(14 * kGB));  // reserves g1 (most free)
   REQUIRE(big.gpu == -1);
   REQUIRE(c.s->TaskEnd(a.session, a.task, 1).ok());  // g0 now has 16 free: the head is placed there
@@ -156,7 +161,6 @@ TEST_CASE("grow happens at once when there is room, else waits for a release", "
   CHECK(too_big.status().code() == absl::StatusCode::kInvalidArgument);
 }
 
-
 // ---- decisions equal a straightforward reference ----------------------------------------------
 // The core's wait queue is indexed for speed (WaitingIndex, O(1) room bounds, cached SM totals);
 // none of it may change a decision. ReferenceScheduler retries every waiting task with a full
@@ -165,11 +169,12 @@ TEST_CASE("grow happens at once when there is room, else waits for a release", "
 namespace {
 
 std::string Describe(const core::Event &e) {
-  return "kind " + std::to_string(static_cast<int>(e.kind)) + " session " + std::to_string(e.session) +
-         " task " + std::to_string(e.task) + " gpu " + std::to_string(e.gpu) + " memory " +
-         std::to_string(e.memory_bytes) + " warps " + std::to_string(e.warps) + " grow " +
-         std::to_string(e.is_grow) + " grow_bytes " + std::to_string(e.grow_bytes) + " reason " +
-         std::to_string(static_cast<int>(e.reason)) + " time " + std::to_string(e.time);
+  return "kind " + std::to_string(static_cast<int>(e.kind)) + " session " +
+         std::to_string(e.session) + " task " + std::to_string(e.task) + " gpu " +
+         std::to_string(e.gpu) + " memory " + std::to_string(e.memory_bytes) + " warps " +
+         std::to_string(e.warps) + " grow " + std::to_string(e.is_grow) + " grow_bytes " +
+         std::to_string(e.grow_bytes) + " reason " + std::to_string(static_cast<int>(e.reason)) +
+         " time " + std::to_string(e.time);
 }
 
 bool Same(const core::Event &a, const core::Event &b) { return Describe(a) == Describe(b); }
@@ -197,7 +202,7 @@ struct Coverage {
 // Runs `steps` random operations through the core and the reference. A mismatch fails naming the
 // step, the operation and both events.
 Coverage CompareWithReference(const std::string &policy, uint64_t seed, int steps,
-                               uint64_t reserve = 256 * core::kMiB) {
+                              uint64_t reserve = 256 * core::kMiB) {
   std::vector<core::GpuSpec> gpus = Gpus(5, 0, 8);
   const uint64_t sizes[] = {16 * kGB, 24 * kGB, 32 * kGB, 40 * kGB, 24 * kGB};
   for (size_t g = 0; g < gpus.size(); ++g) gpus[g].memory_bytes = sizes[g];
@@ -208,7 +213,7 @@ Coverage CompareWithReference(const std::string &policy, uint64_t seed, int step
 
   std::mt19937_64 rng(seed);
   std::vector<core::SessionId> sessions;
-  std::vector<std::pair<core::SessionId, core::TaskId>> tasks;  // every task begun, maybe gone
+  std::vector<std::pair<core::SessionId, core::TaskId>> tasks;    // every task begun, maybe gone
   std::vector<std::pair<core::SessionId, core::TaskId>> running;  // placed, as the core said
   auto any_task = [&] { return tasks[rng() % tasks.size()]; };
   // Mostly a running task, so that releases keep the queue moving.
@@ -249,7 +254,8 @@ Coverage CompareWithReference(const std::string &policy, uint64_t seed, int step
       op = "grow";
       const auto [s, t] = some_task();
       const uint64_t extra = (1 + rng() % 8) * (kGB / 2);
-      const core::Micros deadline = rng() % 3 == 0 ? now + 1 + static_cast<core::Micros>(rng() % 20000) : 0;
+      const core::Micros deadline =
+          rng() % 3 == 0 ? now + 1 + static_cast<core::Micros>(rng() % 20000) : 0;
       auto got = real.s->TaskGrow(s, t, extra, deadline, now);
       const std::optional<bool> want = ref.TaskGrow(s, t, extra, deadline, now);
       REQUIRE(got.ok() == want.has_value());
@@ -320,9 +326,10 @@ TEST_CASE("every policy decides exactly as the straightforward reference on rand
       const Coverage c = CompareWithReference(policy, seed, 4000);
       grows_refused += c.grows_refused;
       INFO(policy << " seed " << seed << ": " << c.events << " events, " << c.placed_from_queue
-                  << " placed from the queue, " << c.backfilled << " past an older waiter, queue up to "
-                  << c.longest_queue << ", grows refused / failed as hopeless " << c.grows_refused
-                  << " / " << c.grows_failed);
+                  << " placed from the queue, " << c.backfilled
+                  << " past an older waiter, queue up to " << c.longest_queue
+                  << ", grows refused / failed as hopeless " << c.grows_refused << " / "
+                  << c.grows_failed);
       // The workload really exercised the queue and backfilling, not only immediate placements.
       CHECK(c.placed_from_queue > 250);
       CHECK(c.backfilled > 100);
@@ -334,8 +341,9 @@ TEST_CASE("every policy decides exactly as the straightforward reference on rand
   }
 }
 
-TEST_CASE("grow liveness decides as the reference; a waiting grow is never failed later by accounting",
-          "[core][fairness][reference]") {
+TEST_CASE(
+    "grow liveness decides as the reference; a waiting grow is never failed later by accounting",
+    "[core][fairness][reference]") {
   // With 1 GiB context reserves. Placements never take the room waiting grows wait for (not even
   // a new session's context), so once a grow waits, no placement can make it hopeless: grows are
   // refused at TaskGrow when waiting would be hopeless, and none fails later (the NVML-settled

@@ -29,7 +29,8 @@ TEST_CASE("bad requests are refused naming the field, state unchanged", "[core][
   const auto held = c.Begin(s, Request(2 * kGB));
   const std::string before = Fingerprint(*c.s);
 
-  for (auto [field, member] : std::initializer_list<std::pair<const char *, uint32_t core::Dim3::*>>{
+  for (auto [field, member] :
+       std::initializer_list<std::pair<const char *, uint32_t core::Dim3::*>>{
            {"x", &core::Dim3::x}, {"y", &core::Dim3::y}, {"z", &core::Dim3::z}}) {
     core::TaskRequest r = Request(kGB);
     r.shape.grid.*member = 0;
@@ -42,15 +43,19 @@ TEST_CASE("bad requests are refused naming the field, state unchanged", "[core][
   }
   core::TaskRequest wide = Request(kGB);
   wide.shape.block.x = 2048;
-  CheckRejected(c.s->TaskBegin(s, wide, 1).status(), absl::StatusCode::kInvalidArgument, "shape.block");
+  CheckRejected(c.s->TaskBegin(s, wide, 1).status(), absl::StatusCode::kInvalidArgument,
+                "shape.block");
   // CUDA's per-axis limits, under every policy (they were left to mgb-sm's per-SM fit).
-  for (auto [axis, limit, bad] : std::initializer_list<std::tuple<const char *, uint32_t, core::Dim3>>{
+  for (auto [axis, limit, bad] :
+       std::initializer_list<std::tuple<const char *, uint32_t, core::Dim3>>{
            {"shape.block.z is 128; CUDA allows at most 64", 64, {1, 1, 128}},
            {"shape.grid.y is 65536; CUDA allows at most 65535", 65535, {1, 65536, 1}},
            {"shape.grid.z is 70000; CUDA allows at most 65535", 65535, {1, 1, 70000}}}) {
     core::TaskRequest r = Request(kGB);
-    if (std::string(axis).starts_with("shape.block")) r.shape.block = bad;
-    else r.shape.grid = bad;
+    if (std::string(axis).starts_with("shape.block"))
+      r.shape.block = bad;
+    else
+      r.shape.grid = bad;
     CheckRejected(c.s->TaskBegin(s, r, 1).status(), absl::StatusCode::kInvalidArgument, axis);
     (void)limit;
   }
@@ -79,7 +84,8 @@ TEST_CASE("mgb-sm refuses a block no SM can hold", "[core][input]") {
   core::TaskRequest r = Request(kGB);
   r.shape.block.x = 1024;
   r.shape.registers_per_thread = 255;  // 261,120 registers > 65,536 per SM
-  CheckRejected(c.s->TaskBegin(s, r, 1).status(), absl::StatusCode::kInvalidArgument, "shape.block");
+  CheckRejected(c.s->TaskBegin(s, r, 1).status(), absl::StatusCode::kInvalidArgument,
+                "shape.block");
 }
 
 TEST_CASE("Create refuses impossible GPUs", "[core][input]") {

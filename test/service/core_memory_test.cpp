@@ -127,7 +127,7 @@ TEST_CASE("a grow that fits is granted past an older waiting grow when waiting w
   Core c(Gpus(1, 16 * kGB), "mgb");
   const auto s = c.Open();
   const auto a = c.Begin(s, Request(6 * kGB));
-  const auto b = c.Begin(s, Request(5 * kGB));  // 5 GB free
+  const auto b = c.Begin(s, Request(5 * kGB));         // 5 GB free
   auto big = c.s->TaskGrow(s, a.task, 8 * kGB, 0, 1);  // waits for b (16 - 6 = 10 >= 8)
   REQUIRE(big.ok());
   REQUIRE_FALSE(big->grown);
@@ -145,9 +145,9 @@ TEST_CASE("a new session's context never takes the room waiting grows need: it w
   const auto s1 = c.Open(), s2 = c.Open(), s3 = c.Open(), s4 = c.Open();
   const auto a = c.Begin(s1, Request(5 * kGB));
   const auto b = c.Begin(s2, Request(5 * kGB));
-  c.Begin(s3, Request(2 * kGB));  // 12 + 3 contexts: 1 GB free
+  c.Begin(s3, Request(2 * kGB));                           // 12 + 3 contexts: 1 GB free
   REQUIRE(c.s->TaskGrow(s1, a.task, 3 * kGB, 0, 1).ok());  // room 16 - 3 - 5 = 8
-  auto waits = c.s->TaskGrow(s2, b.task, 3 * kGB, 0, 2);  // room 16 - 3 - 10 = 3: just enough
+  auto waits = c.s->TaskGrow(s2, b.task, 3 * kGB, 0, 2);   // room 16 - 3 - 10 = 3: just enough
   REQUIRE(waits.ok());
   REQUIRE_FALSE(waits->grown);
   // A fourth session's first task would take the last 1 GB for its context and leave room 2 < 3
@@ -156,10 +156,10 @@ TEST_CASE("a new session's context never takes the room waiting grows need: it w
   CHECK(newcomer.gpu == -1);
   CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, a.task));
   CHECK_FALSE(c.sink.Has(core::EventKind::kTaskCancelled, b.task));
-  REQUIRE(c.s->CloseSession(s3, 4).ok());  // its task and context: 4 GB free
+  REQUIRE(c.s->CloseSession(s3, 4).ok());                  // its task and context: 4 GB free
   CHECK(c.sink.Has(core::EventKind::kTaskGrown, a.task));  // 1 GB left: b's grow still waits
-  CHECK(c.sink.PlacedOn(newcomer.task) == -1);              // and the newcomer behind it
-  REQUIRE(c.s->CloseSession(s1, 5).ok());  // 8 + 1 GB more: 10 free
+  CHECK(c.sink.PlacedOn(newcomer.task) == -1);             // and the newcomer behind it
+  REQUIRE(c.s->CloseSession(s1, 5).ok());                  // 8 + 1 GB more: 10 free
   CHECK(c.sink.Has(core::EventKind::kTaskGrown, b.task));
   CHECK(c.sink.PlacedOn(newcomer.task) == 0);
 }
@@ -283,8 +283,8 @@ TEST_CASE("context reserves never starve the queue: 200 sessions of small then l
     const std::vector<uint64_t> plan = {256ull << 20, 3 * kGB, 256ull << 20};
     struct Job {
       core::SessionId session;
-      size_t next = 0;                  // index into plan of the next task to begin
-      core::TaskId task = 0;            // outstanding task, 0 if none
+      size_t next = 0;        // index into plan of the next task to begin
+      core::TaskId task = 0;  // outstanding task, 0 if none
       bool done = false;
     };
     std::vector<Job> jobs;
@@ -317,7 +317,8 @@ TEST_CASE("context reserves never starve the queue: 200 sessions of small then l
         if (e.kind == core::EventKind::kTaskPlaced) placed.insert(e.task);
       }
       for (const core::GpuSnapshot &g : c.s->Status().gpus) {
-        CHECK(g.sessions * kReserve <= g.spec.memory_bytes / 2);  // the rule's bound holds throughout
+        CHECK(g.sessions * kReserve <=
+              g.spec.memory_bytes / 2);  // the rule's bound holds throughout
       }
     }
     CHECK(finished == jobs.size());

@@ -13,7 +13,8 @@ TEST_CASE("mgb policy: among GPUs with enough memory, the fewest warps in use", 
   CHECK(c.s->Status().gpus[0].warps_in_use == 101);
 }
 
-TEST_CASE("mgb policy: a grid wider than the GPU counts as the GPU's warp capacity", "[core][policy]") {
+TEST_CASE("mgb policy: a grid wider than the GPU counts as the GPU's warp capacity",
+          "[core][policy]") {
   Core c(Gpus(1, 16 * kGB, 2), "mgb");  // 2 SMs x 64 warps = 128
   const auto s = c.Open();
   c.Begin(s, Request(kGB, 100000));
@@ -43,8 +44,10 @@ TEST_CASE("a session's tasks go to a GPU where it has a context while one fits t
     const auto s = c.Open();
     const auto first = c.Begin(s, Request(10 * kGB, 1000));
     CHECK(first.gpu == 0);
-    CHECK(c.Begin(s, Request(kGB, 1)).gpu == 0);  // not GPU 1, though it has fewer warps and more room
-    if (std::string(policy) != "mgb-sm") CHECK(c.BeginSolo(Request(kGB, 1)).gpu == 1);  // others may
+    CHECK(c.Begin(s, Request(kGB, 1)).gpu ==
+          0);  // not GPU 1, though it has fewer warps and more room
+    if (std::string(policy) != "mgb-sm")
+      CHECK(c.BeginSolo(Request(kGB, 1)).gpu == 1);  // others may
     // Only when none of its GPUs has room does a task go elsewhere: waiting for its own GPU could
     // deadlock a process whose other task holds that room.
     CHECK(c.Begin(s, Request(8 * kGB)).gpu == 1);
@@ -56,7 +59,7 @@ TEST_CASE("memory policy: the GPU with the most available memory", "[core][polic
   CHECK(c.BeginSolo(Request(8 * kGB)).gpu == 0);
   CHECK(c.BeginSolo(Request(4 * kGB)).gpu == 1);
   CHECK(c.BeginSolo(Request(4 * kGB)).gpu == 2);
-  CHECK(c.BeginSolo(Request(2 * kGB)).gpu == 1);  // 12 GB free on 1 and 2: first of them
+  CHECK(c.BeginSolo(Request(2 * kGB)).gpu == 1);    // 12 GB free on 1 and 2: first of them
   CHECK(c.BeginSolo(Request(13 * kGB)).gpu == -1);  // nowhere: waits
 }
 
@@ -101,13 +104,14 @@ TEST_CASE("mgb-sm policy: per-SM blocks, warps, registers and shared memory are 
   CHECK(d.sink.PlacedOn(blocked.task) == 0);
 }
 
-TEST_CASE("single policy: a session owns one GPU from its first task to its end", "[core][policy]") {
+TEST_CASE("single policy: a session owns one GPU from its first task to its end",
+          "[core][policy]") {
   Core c(Gpus(2, 16 * kGB), "single");
   const auto a = c.Open(), b = c.Open(), third = c.Open();
   CHECK(c.Begin(a, Request(kGB)).gpu == 0);
   CHECK(c.Begin(b, Request(kGB)).gpu == 1);
   const auto waiting = c.Begin(third, Request(kGB));
-  CHECK(waiting.gpu == -1);  // memory is free, but no GPU is
+  CHECK(waiting.gpu == -1);                  // memory is free, but no GPU is
   CHECK(c.Begin(a, Request(kGB)).gpu == 0);  // a's later tasks stay on its GPU
   REQUIRE(c.s->CloseSession(a, 1).ok());
   CHECK(c.sink.PlacedOn(waiting.task) == 0);
@@ -170,10 +174,10 @@ TEST_CASE("TaskLaunch under mgb-sm: fitted to the SMs' room, else counted and la
   CHECK(b.gpu == -1);  // 6 + 11 > 16: compute is hard, it waits
   CHECK(c.s->TaskLaunch(s, b.task, Request(kGB, 1).shape).status().code() ==
         absl::StatusCode::kFailedPrecondition);  // not placed yet
-  REQUIRE(c.s->TaskEnd(s, b.task, 1).ok());       // withdrawn
+  REQUIRE(c.s->TaskEnd(s, b.task, 1).ok());      // withdrawn
   const core::SessionId t = c.Open();
   const auto fill = c.Begin(t, Request(kGB, 10));
-  REQUIRE(fill.gpu == 0);  // 6 + 10 = 16
+  REQUIRE(fill.gpu == 0);                                            // 6 + 10 = 16
   CHECK(*c.s->TaskLaunch(s, a.task, Request(kGB, 12).shape) == 12);  // past the room: counted
   CHECK(c.s->Status().gpus[0].warps_in_use == 22);
   CHECK(c.Begin(t, Request(kGB, 1)).gpu == -1);  // nothing fits beside an over-committed GPU

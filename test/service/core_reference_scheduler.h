@@ -4,7 +4,8 @@
 // equivalence test drives both with one random workload and requires identical event streams.
 // It trusts the real scheduler for input validation (it is only called with accepted requests).
 // Grow liveness is written out as the rule reads: after every event, on every GPU, while the
-// oldest waiting grow could not fit even if every task not waiting to grow ended, fail the youngest.
+// oldest waiting grow could not fit even if every task not waiting to grow ended, fail the
+// youngest.
 #ifndef MGB_TEST_SERVICE_CORE_REFERENCE_SCHEDULER_H
 #define MGB_TEST_SERVICE_CORE_REFERENCE_SCHEDULER_H
 
@@ -45,10 +46,12 @@ class ReferenceScheduler {
       Task &t = tasks_.at(task);
       if (t.gpu < 0) {
         Dequeue(task, t);
-        EmitTask(core::EventKind::kTaskCancelled, task, t, now, false, core::CancelReason::kSessionClosed);
+        EmitTask(core::EventKind::kTaskCancelled, task, t, now, false,
+                 core::CancelReason::kSessionClosed);
       } else {
         if (t.grow_extra > 0) {
-          EmitTask(core::EventKind::kTaskCancelled, task, t, now, true, core::CancelReason::kSessionClosed);
+          EmitTask(core::EventKind::kTaskCancelled, task, t, now, true,
+                   core::CancelReason::kSessionClosed);
           DropGrow(task, t);
         }
         Release(t);
@@ -69,7 +72,8 @@ class ReferenceScheduler {
   }
 
   // The GPU, -1 if queued, nullopt for a deadline already passed (nothing is created then).
-  std::optional<int> TaskBegin(core::SessionId session, const core::TaskRequest &r, core::Micros now) {
+  std::optional<int> TaskBegin(core::SessionId session, const core::TaskRequest &r,
+                               core::Micros now) {
     Session &s = sessions_.at(session);
     Task t;
     t.session = session;
@@ -107,7 +111,8 @@ class ReferenceScheduler {
     if (t == nullptr || t->gpu < 0 || t->grow_extra > 0 || extra == 0) return std::nullopt;
     const Gpu &g = gpus_[t->gpu];
     const uint64_t own_context = Blind() ? 0 : options_.context_reserve_bytes;
-    if (extra > g.spec.memory_bytes || t->memory + own_context + extra > g.spec.memory_bytes) return std::nullopt;
+    if (extra > g.spec.memory_bytes || t->memory + own_context + extra > g.spec.memory_bytes)
+      return std::nullopt;
     const std::vector<core::TaskId> queue = GrowsOn(t->gpu);
     const bool fits = Blind() || Available(g) >= extra;
     if (fits && queue.empty()) {
@@ -154,7 +159,8 @@ class ReferenceScheduler {
       EmitTask(core::EventKind::kTaskCancelled, id, *t, now, false, core::CancelReason::kCancelled);
     } else {
       if (t->grow_extra > 0) {
-        EmitTask(core::EventKind::kTaskCancelled, id, *t, now, true, core::CancelReason::kCancelled);
+        EmitTask(core::EventKind::kTaskCancelled, id, *t, now, true,
+                 core::CancelReason::kCancelled);
         DropGrow(id, *t);
       }
       Release(*t);
@@ -250,7 +256,8 @@ class ReferenceScheduler {
 
   Task *Owned(core::SessionId session, core::TaskId id) {
     auto it = tasks_.find(id);
-    if (!sessions_.contains(session) || it == tasks_.end() || it->second.session != session) return nullptr;
+    if (!sessions_.contains(session) || it == tasks_.end() || it->second.session != session)
+      return nullptr;
     return &it->second;
   }
 
@@ -325,7 +332,10 @@ class ReferenceScheduler {
       std::vector<bool> others = excluded;
       bool any = false;
       for (size_t g = 0; g < gpus_.size(); ++g) {
-        if (s.context[g] == kNone) others[g] = true; else any = true;
+        if (s.context[g] == kNone)
+          others[g] = true;
+        else
+          any = true;
       }
       if (any) {
         if (Fit fit = ChooseFrom(s, t, others); fit.gpu >= 0) return fit;
@@ -342,9 +352,10 @@ class ReferenceScheduler {
       case core::PolicyKind::kMemory:
         for (int g = 0; g < n; ++g) {
           if (excluded[g] || !FitsMemory(s, g, t.memory)) continue;
-          const bool better = options_.policy.kind == core::PolicyKind::kMgb
-                                  ? gpus_[g].warps < gpus_[fit.gpu < 0 ? g : fit.gpu].warps
-                                  : Available(gpus_[g]) > Available(gpus_[fit.gpu < 0 ? g : fit.gpu]);
+          const bool better =
+              options_.policy.kind == core::PolicyKind::kMgb
+                  ? gpus_[g].warps < gpus_[fit.gpu < 0 ? g : fit.gpu].warps
+                  : Available(gpus_[g]) > Available(gpus_[fit.gpu < 0 ? g : fit.gpu]);
           if (fit.gpu < 0 || better) fit.gpu = g;
         }
         return fit;
@@ -355,16 +366,19 @@ class ReferenceScheduler {
         }
         return fit;
       case core::PolicyKind::kSingle:
-        if (s.pinned_gpu >= 0) return Fit{FitsMemory(s, s.pinned_gpu, t.memory) ? s.pinned_gpu : -1, {}};
+        if (s.pinned_gpu >= 0)
+          return Fit{FitsMemory(s, s.pinned_gpu, t.memory) ? s.pinned_gpu : -1, {}};
         for (int g = 0; g < n; ++g) {
-          if (!excluded[g] && gpus_[g].pinned_sessions == 0 && FitsMemory(s, g, t.memory)) return Fit{g, {}};
+          if (!excluded[g] && gpus_[g].pinned_sessions == 0 && FitsMemory(s, g, t.memory))
+            return Fit{g, {}};
         }
         return fit;
       case core::PolicyKind::kCoreToGpu:
         if (s.pinned_gpu >= 0) return Fit{s.pinned_gpu, {}};
         for (int i = 0; i < n; ++i) {
           const int g = static_cast<int>((cg_next_ + i) % n);
-          if (!excluded[g] && gpus_[g].pinned_sessions < options_.policy.sessions_per_gpu) return Fit{g, {}};
+          if (!excluded[g] && gpus_[g].pinned_sessions < options_.policy.sessions_per_gpu)
+            return Fit{g, {}};
         }
         return fit;
     }
@@ -372,12 +386,14 @@ class ReferenceScheduler {
   }
 
   bool Shadows() const {
-    return options_.policy.kind == core::PolicyKind::kMgb || options_.policy.kind == core::PolicyKind::kMemory;
+    return options_.policy.kind == core::PolicyKind::kMgb ||
+           options_.policy.kind == core::PolicyKind::kMemory;
   }
 
   // Behind a blocked head: Choose among the GPUs not excluded; else (mgb, memory) the head's GPU
   // if the task fits there now and the head would still fit there with every task placed there
-  // after it began, this one included, each session of them (the head's too) with a context reserve.
+  // after it began, this one included, each session of them (the head's too) with a context
+  // reserve.
   Fit BehindHead(const Session &s, const Task &t, const std::vector<bool> &excluded) const {
     Fit fit = Choose(s, t, excluded);
     if (fit.gpu >= 0 || head_task_ == 0 || !Shadows()) return fit;
@@ -402,7 +418,9 @@ class ReferenceScheduler {
     int best = -1;
     for (int g = 0; g < static_cast<int>(gpus_.size()); ++g) {
       if (!Blind() && gpus_[g].spec.memory_bytes < Needed(s, g, t.memory)) continue;
-      if (options_.policy.kind == core::PolicyKind::kMgbSm && Room(gpus_[g].spec.sm, SmUse{}, t.shape) == 0) continue;
+      if (options_.policy.kind == core::PolicyKind::kMgbSm &&
+          Room(gpus_[g].spec.sm, SmUse{}, t.shape) == 0)
+        continue;
       if (best < 0 || Available(gpus_[g]) > Available(gpus_[best])) best = g;
     }
     if (best >= 0) return best;
@@ -550,7 +568,8 @@ class ReferenceScheduler {
         const std::vector<core::TaskId> queue = GrowsOn(gpu);
         if (queue.empty() || RoomForGrows(gpu, 0) >= tasks_.at(queue.front()).grow_extra) continue;
         Task &t = tasks_.at(queue.back());
-        EmitTask(core::EventKind::kTaskCancelled, queue.back(), t, now, true, core::CancelReason::kNoRoom);
+        EmitTask(core::EventKind::kTaskCancelled, queue.back(), t, now, true,
+                 core::CancelReason::kNoRoom);
         DropGrow(queue.back(), t);
         failed = true;
       }
@@ -560,7 +579,8 @@ class ReferenceScheduler {
   void Emit(core::Event e) { sink_->OnEvent(e); }
   void EmitTask(core::EventKind kind, core::TaskId id, const Task &t, core::Micros now,
                 bool is_grow = false, core::CancelReason reason = core::CancelReason::kNone) {
-    Emit({kind, now, t.session, id, t.gpu, t.memory, t.warps, is_grow, reason, is_grow ? t.grow_extra : 0});
+    Emit({kind, now, t.session, id, t.gpu, t.memory, t.warps, is_grow, reason,
+          is_grow ? t.grow_extra : 0});
   }
 
   std::vector<Gpu> gpus_;

@@ -58,13 +58,15 @@ struct Core {
   Core(std::vector<core::GpuSpec> gpus, const std::string &policy, uint64_t context_reserve = 0) {
     auto p = core::ParsePolicy(policy);
     REQUIRE(p.ok());
-    auto created = core::Scheduler::Create(std::move(gpus), core::Options{*p, context_reserve}, &sink);
+    auto created =
+        core::Scheduler::Create(std::move(gpus), core::Options{*p, context_reserve}, &sink);
     REQUIRE(created.ok());
     s = std::move(*created);
   }
   core::SessionId Open() { return s->OpenSession(1, "test", 0); }
   // Begins and returns {task, gpu (-1 = queued)}; the request must be valid.
-  core::BeginResult Begin(core::SessionId session, const core::TaskRequest &r, core::Micros now = 0) {
+  core::BeginResult Begin(core::SessionId session, const core::TaskRequest &r,
+                          core::Micros now = 0) {
     auto result = s->TaskBegin(session, r, now);
     REQUIRE(result.ok());
     return *result;

@@ -105,7 +105,9 @@ TEST_CASE("a flood of connections past mgbd's descriptor limit leaves it answeri
 
   // gRPC 1.51's own listener stopped accepting for good here ("Failed accept4").
   const auto answered = WaitFor(
-      [&] { return RunProcess({MGB_CLI, "status", "--socket", socket}).exit_code == 0; },
+      [&] {
+        return RunProcess({MGB_CLI, "status", "--socket", socket}).exit_code == 0;
+      },
       std::chrono::seconds(5));
   CHECK(answered < std::chrono::seconds(1));
   kill(pid, SIGTERM);

@@ -27,7 +27,8 @@ v1::TaskBeginRequest BeginRequest(const Client &client, uint64_t bytes) {
   request.set_session_id(client.session().session_id);
   request.set_memory_bytes(bytes);
   request.set_label("lane");
-  for (v1::Dim3 *d : {request.mutable_shape()->mutable_grid(), request.mutable_shape()->mutable_block()}) {
+  for (v1::Dim3 *d :
+       {request.mutable_shape()->mutable_grid(), request.mutable_shape()->mutable_block()}) {
     d->set_x(1);
     d->set_y(1);
     d->set_z(1);
@@ -61,7 +62,8 @@ TEST_CASE("the fast lane places, refuses with the RPC's codes, and releases in o
   CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved() == 12 * kGiB);
 
   auto too_big = (*lane)->Begin(BeginRequest(**client, 100 * kGiB), In(kSecond));
-  CHECK(too_big.status().code() == absl::StatusCode::kInvalidArgument);  // never fits, as the RPC says
+  CHECK(too_big.status().code() ==
+        absl::StatusCode::kInvalidArgument);  // never fits, as the RPC says
   v1::TaskBeginRequest no_session = BeginRequest(**client, kGiB);
   no_session.set_session_id("forged");
   CHECK((*lane)->Begin(no_session, In(kSecond)).status().code() == absl::StatusCode::kNotFound);
@@ -69,7 +71,8 @@ TEST_CASE("the fast lane places, refuses with the RPC's codes, and releases in o
   v1::TaskBeginRequest waits = BeginRequest(**client, 8 * kGiB);
   waits.set_deadline_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
                                  std::chrono::system_clock::now().time_since_epoch())
-                                 .count() + 200);
+                                 .count() +
+                             200);
   CHECK((*lane)->Begin(waits, In(std::chrono::milliseconds(3000))).status().code() ==
         absl::StatusCode::kDeadlineExceeded);
 
@@ -146,12 +149,14 @@ TEST_CASE("a lane connection that closes withdraws its waiting TaskBegin", "[lan
     auto lane = LaneClient::Open(d->socket, "lane-test", std::chrono::milliseconds(1000));
     REQUIRE(lane.ok());
     // Waits (8 GiB does not fit); the client gives up first and drops the connection.
-    auto waited = (*lane)->Begin(BeginRequest(**client, 8 * kGiB), In(std::chrono::milliseconds(300)));
+    auto waited =
+        (*lane)->Begin(BeginRequest(**client, 8 * kGiB), In(std::chrono::milliseconds(300)));
     CHECK(waited.status().code() == absl::StatusCode::kDeadlineExceeded);
     CHECK((*lane)->broken());
     CHECK(Client::StatusAt(d->socket)->waiting_size() == 1);
   }
-  CHECK(WaitFor([&] { return Client::StatusAt(d->socket)->waiting_size() == 0; }, kSecond) < kSecond);
+  CHECK(WaitFor([&] { return Client::StatusAt(d->socket)->waiting_size() == 0; }, kSecond) <
+        kSecond);
   REQUIRE((*client)->TaskEnd(held->task_id).ok());
   (*client)->Flush();
   CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved() == 0);  // nothing placed late

@@ -51,7 +51,8 @@ void CheckError(const grpc::Status &st, grpc::StatusCode code, const std::string
 
 }  // namespace
 
-TEST_CASE("bad TaskBegin/TaskEnd/TaskGrow/TaskUsage/TaskLaunch requests over gRPC", "[grpc][input]") {
+TEST_CASE("bad TaskBegin/TaskEnd/TaskGrow/TaskUsage/TaskLaunch requests over gRPC",
+          "[grpc][input]") {
   auto d = StartDaemon(2, 16 * kGiB);
   auto owner = Client::Connect(d->socket, getpid(), "owner");
   auto intruder = Client::Connect(d->socket, getpid(), "intruder");
@@ -87,16 +88,18 @@ TEST_CASE("bad TaskBegin/TaskEnd/TaskGrow/TaskUsage/TaskLaunch requests over gRP
   CHECK((*intruder)->TaskEnd(held->task_id).code() == absl::StatusCode::kNotFound);
   CHECK((*intruder)->TaskUsage(held->task_id, 1).code() == absl::StatusCode::kNotFound);
   CHECK((*intruder)->TaskGrow(held->task_id, 1).status().code() == absl::StatusCode::kNotFound);
-  CHECK((*intruder)->TaskLaunch(held->task_id, LaunchShape{{64, 1, 1}, {256, 1, 1}}).status().code() ==
-        absl::StatusCode::kNotFound);
+  CHECK((*intruder)
+            ->TaskLaunch(held->task_id, LaunchShape{{64, 1, 1}, {256, 1, 1}})
+            .status()
+            .code() == absl::StatusCode::kNotFound);
   auto no_threads = (*owner)->TaskLaunch(held->task_id, LaunchShape{{64, 1, 1}, {0, 1, 1}});
   CHECK(no_threads.status().code() == absl::StatusCode::kInvalidArgument);
-  CHECK_THAT(std::string(no_threads.status().message()), Catch::Contains("shape.block.x must be > 0"));
+  CHECK_THAT(std::string(no_threads.status().message()),
+             Catch::Contains("shape.block.x must be > 0"));
   auto unknown = (*owner)->TaskEnd(987654);
   CHECK(unknown.code() == absl::StatusCode::kNotFound);
   CHECK_THAT(std::string(unknown.message()), Catch::Contains("task_id"));
-  CHECK((*owner)->TaskGrow(held->task_id, 0).status().code() ==
-        absl::StatusCode::kInvalidArgument);
+  CHECK((*owner)->TaskGrow(held->task_id, 0).status().code() == absl::StatusCode::kInvalidArgument);
   CHECK(Fingerprint(d->socket) == before);
   CHECK((*owner)->TaskEnd(held->task_id).ok());  // still the owner's to end
 }

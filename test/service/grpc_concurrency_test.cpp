@@ -51,7 +51,8 @@ void RunClients(int rounds, uint64_t reserve) {
       if (!client.ok()) return void(++failures);
       for (int round = 0; round < rounds; ++round) {
         const uint64_t bytes = (512ull << 20) + rng() % (12 * kGiB);
-        auto p = (*client)->TaskBegin(bytes, LaunchShape{{1 + uint32_t(rng() % 64), 1, 1}, {128, 1, 1}}, "r");
+        auto p = (*client)->TaskBegin(
+            bytes, LaunchShape{{1 + uint32_t(rng() % 64), 1, 1}, {128, 1, 1}}, "r");
         if (!p.ok()) return void(++failures);
         ++placed;
         std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));
@@ -71,8 +72,12 @@ void RunClients(int rounds, uint64_t reserve) {
   auto s = Client::StatusAt(d->socket);
   REQUIRE(s.ok());
   CHECK(s->decisions() == static_cast<uint64_t>(kClients * rounds));
-  WaitFor([&] { auto t = Client::StatusAt(d->socket); return t.ok() && t->sessions() == 0; },
-          std::chrono::seconds(2));
+  WaitFor(
+      [&] {
+        auto t = Client::StatusAt(d->socket);
+        return t.ok() && t->sessions() == 0;
+      },
+      std::chrono::seconds(2));
   s = Client::StatusAt(d->socket);
   for (const auto &g : s->gpus()) CHECK(g.memory_reserved() == 0);
 }

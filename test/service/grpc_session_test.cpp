@@ -59,8 +59,8 @@ TEST_CASE("a session places, ends, and its end releases what it held", "[grpc]")
   REQUIRE(status.tasks_size() == 1);
   CHECK(status.tasks(0).session_id() != client->session().session_id);  // the secret stays secret
   REQUIRE(client->TaskUsage(placed->task_id, 3 * kGiB).ok());
-  REQUIRE(client->TaskEnd(placed->task_id).ok());  // sent, not waited for
-  client->Flush();                                  // mgbd has it now
+  REQUIRE(client->TaskEnd(placed->task_id).ok());                         // sent, not waited for
+  client->Flush();                                                        // mgbd has it now
   CHECK(StatusOf(*d).gpus(placed->gpu_index).memory_reserved() == kGiB);  // the context stays
   auto held = client->TaskBegin(2 * kGiB, LaunchShape{}, "held");
   REQUIRE(held.ok());

@@ -137,12 +137,17 @@ TEST_CASE("a profiled TaskBegin that waits is answered with the reservation mgbd
   auto waiter = Client::Connect(socket, getpid(), "waiter");
   REQUIRE(waiter.ok());
   std::thread ender([&] {
-    WaitFor([&] { auto s = Client::StatusAt(socket); return s.ok() && s->waiting_size() == 1; },
-            std::chrono::seconds(2));
+    WaitFor(
+        [&] {
+          auto s = Client::StatusAt(socket);
+          return s.ok() && s->waiting_size() == 1;
+        },
+        std::chrono::seconds(2));
     (void)(*holder)->TaskEnd(held->task_id);
   });
-  auto placed = (*waiter)->TaskBeginProfiled("big job", 0, LaunchShape{}, "big",
-                                             std::chrono::system_clock::now() + std::chrono::seconds(5));
+  auto placed =
+      (*waiter)->TaskBeginProfiled("big job", 0, LaunchShape{}, "big",
+                                   std::chrono::system_clock::now() + std::chrono::seconds(5));
   ender.join();
   REQUIRE(placed.ok());
   CHECK(placed->memory_bytes == 8 * kGiB + 512 * kMiB);

@@ -107,8 +107,8 @@ TEST_CASE("Prometheus text: one family per metric with HELP and TYPE, labels esc
   status.set_decisions(7);
   const std::string text = metrics::PrometheusText(status);
   CHECK_THAT(text, Catch::Contains("# TYPE mgb_gpu_memory_total_bytes gauge\n"));
-  CHECK_THAT(text, Catch::Contains(
-                       "mgb_gpu_memory_total_bytes{gpu=\"0\",name=\"H100 \\\"80GB\\\"\",uuid=\"\"} 85899345920\n"));
+  CHECK_THAT(text, Catch::Contains("mgb_gpu_memory_total_bytes{gpu=\"0\",name=\"H100 "
+                                   "\\\"80GB\\\"\",uuid=\"\"} 85899345920\n"));
   CHECK_THAT(text, Catch::Contains("mgb_gpu_memory_allocated_bytes{gpu=\"0\""));
   CHECK_THAT(text, Catch::Contains("} 3221225472\n"));
   CHECK_THAT(text, Catch::Contains("mgb_tasks_running 1\n"));
@@ -116,8 +116,10 @@ TEST_CASE("Prometheus text: one family per metric with HELP and TYPE, labels esc
   CHECK_THAT(text, Catch::Contains("# TYPE mgb_task_wait_seconds histogram\n"));
 }
 
-TEST_CASE("mgbd --metrics serves /metrics and /healthz over HTTP on loopback; gRPC health answers "
-          "SERVING", "[metrics]") {
+TEST_CASE(
+    "mgbd --metrics serves /metrics and /healthz over HTTP on loopback; gRPC health answers "
+    "SERVING",
+    "[metrics]") {
   TempDir dir;
   auto daemon = DaemonWithMetrics(dir, "0");
   REQUIRE(daemon->metrics_port() > 0);
@@ -132,7 +134,8 @@ TEST_CASE("mgbd --metrics serves /metrics and /healthz over HTTP on loopback; gR
   const std::string page = HttpGet(daemon->metrics_port(), "/metrics");
   CHECK_THAT(page, Catch::StartsWith("HTTP/1.1 200 OK\r\n"));
   CHECK_THAT(page, Catch::Contains("text/plain; version=0.0.4"));
-  CHECK_THAT(page, Catch::Contains("mgb_gpu_memory_total_bytes{gpu=\"1\",name=\"g1\",uuid=\"\"} 17179869184"));
+  CHECK_THAT(page, Catch::Contains(
+                       "mgb_gpu_memory_total_bytes{gpu=\"1\",name=\"g1\",uuid=\"\"} 17179869184"));
   CHECK_THAT(page, Catch::Contains("mgb_decisions_total 1\n"));
   CHECK_THAT(page, Catch::Contains("mgb_tasks_running 1\n"));
   CHECK_THAT(page, Catch::Contains("mgb_sessions 1\n"));
@@ -141,7 +144,8 @@ TEST_CASE("mgbd --metrics serves /metrics and /healthz over HTTP on loopback; gR
   CHECK_THAT(HttpGet(daemon->metrics_port(), "/other"), Catch::StartsWith("HTTP/1.1 404"));
 
   // grpc.health.v1.Health/Check with an empty request: status SERVING (field 1 = 1).
-  auto channel = grpc::CreateChannel("unix:" + dir.File("mgbd.sock"), grpc::InsecureChannelCredentials());
+  auto channel =
+      grpc::CreateChannel("unix:" + dir.File("mgbd.sock"), grpc::InsecureChannelCredentials());
   grpc::GenericStub stub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
@@ -165,7 +169,8 @@ TEST_CASE("mgbd --metrics serves /metrics and /healthz over HTTP on loopback; gR
   std::vector<grpc::Slice> slices;
   REQUIRE(reply.Dump(&slices).ok());
   std::string bytes;
-  for (const grpc::Slice &s : slices) bytes.append(reinterpret_cast<const char *>(s.begin()), s.size());
+  for (const grpc::Slice &s : slices)
+    bytes.append(reinterpret_cast<const char *>(s.begin()), s.size());
   CHECK(bytes == std::string("\x08\x01", 2));
 }
 
@@ -190,8 +195,8 @@ TEST_CASE("events carry a grow's bytes and a give-up's reason; Status names mgbd
   REQUIRE(placed.ok());
   REQUIRE((*client)->TaskGrow(placed->task_id, 2 * kGiB).ok());
   // Cannot fit beside the first until the deadline passes.
-  auto late = (*client)->TaskBegin(8 * kGiB, shape, "late",
-                                   std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  auto late = (*client)->TaskBegin(
+      8 * kGiB, shape, "late", std::chrono::system_clock::now() + std::chrono::milliseconds(300));
   CHECK(late.status().code() == absl::StatusCode::kDeadlineExceeded);
   watcher.join();
   std::lock_guard lock(mu);

@@ -22,7 +22,9 @@ namespace {
 // Sets an environment variable for one test, restoring "unset" afterwards.
 struct ScopedEnv {
   std::string name;
-  ScopedEnv(const std::string& n, const std::string& value) : name(n) { setenv(n.c_str(), value.c_str(), 1); }
+  ScopedEnv(const std::string &n, const std::string &value) : name(n) {
+    setenv(n.c_str(), value.c_str(), 1);
+  }
   ~ScopedEnv() { unsetenv(name.c_str()); }
 };
 
@@ -76,7 +78,7 @@ TEST_CASE("the fake NVML gives mgbd's inventory and memory", "[nvml]") {
   auto inventory = (*nvml)->Inventory();
   REQUIRE(inventory.ok());
   REQUIRE(inventory->size() == 3);
-  const mgb::core::GpuSpec& g = (*inventory)[1];
+  const mgb::core::GpuSpec &g = (*inventory)[1];
   CHECK(g.has_nvml);
   CHECK(g.name == "Fake H200 1");
   CHECK(g.uuid == "GPU-fake-1");
@@ -121,13 +123,14 @@ TEST_CASE("utilisation and per-process memory through the loader", "[nvml]") {
     {
       std::ofstream out(ScriptPath());
       out << "0 " << dead << " 99999\n";
-      for (size_t i = 0; i < sleepers.pids.size(); ++i) out << "0 " << sleepers.pids[i] << " " << (i + 1) * 100 << "\n";
+      for (size_t i = 0; i < sleepers.pids.size(); ++i)
+        out << "0 " << sleepers.pids[i] << " " << (i + 1) * 100 << "\n";
       out << "1 " << getpid() << " 777\n";
     }
     REQUIRE(nvml->ComputeProcesses(0, &processes, &error));
     CHECK(processes.size() == 20);
     uint64_t total = 0;
-    for (const auto& p : processes) total += p.used_bytes;
+    for (const auto &p : processes) total += p.used_bytes;
     CHECK(total == 100 * 20 * 21 / 2);
     REQUIRE(nvml->ComputeProcesses(1, &processes, &error));
     REQUIRE(processes.size() == 1);

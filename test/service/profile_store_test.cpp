@@ -99,9 +99,9 @@ TEST_CASE("profile store: a malformed line is skipped with one warning naming fi
   CHECK(store.Lookup("bob", "good two") == 200);
   REQUIRE(warnings.size() == 6);
   for (int line = 2; line <= 7; ++line) {
-    CHECK_THAT(warnings[static_cast<size_t>(line - 2)],
-               Catch::StartsWith(path + ":" + std::to_string(line) + ": ") &&
-                   Catch::Contains("skipped"));
+    CHECK_THAT(
+        warnings[static_cast<size_t>(line - 2)],
+        Catch::StartsWith(path + ":" + std::to_string(line) + ": ") && Catch::Contains("skipped"));
   }
 }
 

@@ -84,8 +84,10 @@ TEST_CASE("a clean shutdown with no session removes the socket: the next mgbd do
   CHECK(std::chrono::steady_clock::now() - begun < std::chrono::milliseconds(500));
 }
 
-TEST_CASE("SIGKILL of mgbd under 50 holding and waiting clients: restarted, none over-granted, all finish",
-          "[restart]") {
+TEST_CASE(
+    "SIGKILL of mgbd under 50 holding and waiting clients: restarted, none over-granted, all "
+    "finish",
+    "[restart]") {
   TempDir dir;
   const std::string socket = dir.File("mgbd.sock");
   const std::string gpus = WriteGpuConfig(dir, 2, 16 * kGiB);
@@ -97,7 +99,8 @@ TEST_CASE("SIGKILL of mgbd under 50 holding and waiting clients: restarted, none
   // 50 programs, each three rounds of 3 GiB held 300 ms: about 8 fit at once on 2 x 16 GiB.
   std::vector<int> holders;
   for (int i = 0; i < 50; ++i) {
-    holders.push_back(StartProcess({MGB_TEST_HOLDER, socket, std::to_string(3 * kGiB), "300", "3"}));
+    holders.push_back(
+        StartProcess({MGB_TEST_HOLDER, socket, std::to_string(3 * kGiB), "300", "3"}));
   }
   std::atomic<bool> watching{true};
   std::atomic<int> over_granted{0}, samples{0};

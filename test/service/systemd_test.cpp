@@ -29,8 +29,10 @@ int UnixSocket(int type, const std::string &path) {
 
 }  // namespace
 
-TEST_CASE("socket activation: mgbd serves the socket systemd passed, says READY=1, and leaves the "
-          "socket file to systemd", "[systemd]") {
+TEST_CASE(
+    "socket activation: mgbd serves the socket systemd passed, says READY=1, and leaves the "
+    "socket file to systemd",
+    "[systemd]") {
   TempDir dir;
   const std::string socket_path = dir.File("activated.sock");
   const int listener = UnixSocket(SOCK_STREAM, socket_path);

@@ -12,25 +12,29 @@ using namespace mgb::sim::test;
 namespace {
 
 // A `mgb batch` result as tools/batch/report.cpp writes it (only the fields that matter here).
-nlohmann::json BatchJob(const std::string& name, double queued, double started, double ended,
+nlohmann::json BatchJob(const std::string &name, double queued, double started, double ended,
                         double kernel_ms, bool crashed = false) {
-  return {{"name", name},           {"argv", {name}},  {"memory_bytes", 10 * kGiB},
+  return {{"name", name},           {"argv", {name}},       {"memory_bytes", 10 * kGiB},
           {"queued_s", queued},     {"started_s", started}, {"ended_s", ended},
           {"kernel_ms", kernel_ms}, {"crashed", crashed},   {"oom", false}};
 }
 
 nlohmann::json BatchRun(int workers, std::vector<nlohmann::json> jobs, double makespan) {
-  return {{"label", "recorded"}, {"workers", workers}, {"jobs", jobs},
+  return {{"label", "recorded"},
+          {"workers", workers},
+          {"jobs", jobs},
           {"summary", {{"makespan_s", makespan}}}};
 }
 
 // Four 12 s jobs run alone, two at a time on 2 GPUs (single-assignment, 2 workers).
 nlohmann::json SoloRun() {
-  return BatchRun(2, {BatchJob("a", 0, 0, 12, 9000), BatchJob("b", 0, 0, 12, 6000),
-                      BatchJob("c", 0, 12, 24, 12000), BatchJob("d", 0, 12, 24, 3000)}, 24);
+  return BatchRun(2,
+                  {BatchJob("a", 0, 0, 12, 9000), BatchJob("b", 0, 0, 12, 6000),
+                   BatchJob("c", 0, 12, 24, 12000), BatchJob("d", 0, 12, 24, 3000)},
+                  24);
 }
 
-SimOptions TwoGpus(const char* policy) {
+SimOptions TwoGpus(const char *policy) {
   SimOptions options = Node(2, 80 * kGiB, policy, 0);
   return options;
 }
@@ -56,7 +60,8 @@ TEST_CASE("solo runs that cannot be profiles are refused by name", "[sim][batch]
                     Catch::Contains("jobs[0] (\"y\").memory_bytes"));
   nlohmann::json bad = BatchRun(1, {BatchJob("z", 0, 0, 5, 0)}, 5);
   bad["jobs"][0].erase("ended_s");
-  CHECK_THROWS_WITH(RecordedRunFromJson(bad, "r.json"), Catch::Contains("r.json: jobs[0].ended_s: missing"));
+  CHECK_THROWS_WITH(RecordedRunFromJson(bad, "r.json"),
+                    Catch::Contains("r.json: jobs[0].ended_s: missing"));
 }
 
 TEST_CASE("re-simulating the solo run itself lands on its makespan", "[sim][batch]") {
@@ -71,8 +76,9 @@ TEST_CASE("a recorded run within 10% passes, one further away fails", "[sim][bat
   // A recorded single-assignment run of the same jobs with 2 workers: the simulator says 24 s.
   auto recorded = [](double makespan) {
     return RecordedRunFromJson(
-        BatchRun(2, {BatchJob("a", 0, 0, 12.5, 0), BatchJob("b", 0, 0, 12.5, 0),
-                     BatchJob("c", 0, 12.5, makespan, 0), BatchJob("d", 0, 12.5, makespan, 0)},
+        BatchRun(2,
+                 {BatchJob("a", 0, 0, 12.5, 0), BatchJob("b", 0, 0, 12.5, 0),
+                  BatchJob("c", 0, 12.5, makespan, 0), BatchJob("d", 0, 12.5, makespan, 0)},
                  makespan),
         "run.json");
   };
@@ -86,7 +92,8 @@ TEST_CASE("a recorded run within 10% passes, one further away fails", "[sim][bat
 
 TEST_CASE("a recorded job with no profile is named", "[sim][batch]") {
   const Trace profiles = ProfilesFromSoloRun(RecordedRunFromJson(SoloRun(), "solo.json"));
-  const RecordedRun run = RecordedRunFromJson(BatchRun(1, {BatchJob("zz", 0, 0, 3, 0)}, 3), "run.json");
+  const RecordedRun run =
+      RecordedRunFromJson(BatchRun(1, {BatchJob("zz", 0, 0, 3, 0)}, 3), "run.json");
   CHECK_THROWS_WITH(CheckRecordedRun(run, profiles, TwoGpus("mgb")),
                     Catch::Contains("run.json: jobs[0].name: \"zz\" has no profile"));
 }
@@ -94,14 +101,18 @@ TEST_CASE("a recorded job with no profile is named", "[sim][batch]") {
 TEST_CASE("observed per-job memory becomes the task's peak and memory steps", "[sim][batch]") {
   constexpr uint64_t kContext = 500 * mgb::core::kMiB;
   // Ran 10 s from t = 2: context only, then 4 GiB, then 6 GiB (NVML counts the context too).
-  nlohmann::json run = BatchRun(1, {BatchJob("grows", 0, 2, 12, 5000), BatchJob("estimate_only", 0, 12, 22, 0)}, 22);
+  nlohmann::json run =
+      BatchRun(1, {BatchJob("grows", 0, 2, 12, 5000), BatchJob("estimate_only", 0, 12, 22, 0)}, 22);
   run["jobs"][0]["memory_bytes"] = 0;  // no estimate needed when memory was observed
-  run["jobs"][0]["memory_samples"] = {{2.5, 0}, {3.0, kContext}, {4.5, kContext + 4 * kGiB},
-                                      {5.0, kContext + 4 * kGiB}, {9.5, kContext + 6 * kGiB},
+  run["jobs"][0]["memory_samples"] = {{2.5, 0},
+                                      {3.0, kContext},
+                                      {4.5, kContext + 4 * kGiB},
+                                      {5.0, kContext + 4 * kGiB},
+                                      {9.5, kContext + 6 * kGiB},
                                       {11.5, kContext + 6 * kGiB}};
   run["jobs"][0]["peak_memory_bytes"] = kContext + 6 * kGiB;
   const Trace trace = ProfilesFromSoloRun(RecordedRunFromJson(run, "solo.json"), kContext);
-  const TaskProfile& grows = trace.jobs[0].tasks[0];
+  const TaskProfile &grows = trace.jobs[0].tasks[0];
   CHECK(grows.memory_bytes == 6 * kGiB);
   REQUIRE(grows.memory.size() == 3);  // equal neighbours merged; context-only reads as 0
   CHECK(grows.memory[0].at == 0.0);
@@ -112,7 +123,7 @@ TEST_CASE("observed per-job memory becomes the task's peak and memory steps", "[
   CHECK(grows.memory[2].bytes == 6 * kGiB);
   CHECK(grows.MemoryAt(0.5) == 4 * kGiB);
   // No samples: the job list's estimate throughout, as before.
-  const TaskProfile& estimate = trace.jobs[1].tasks[0];
+  const TaskProfile &estimate = trace.jobs[1].tasks[0];
   CHECK(estimate.memory_bytes == 10 * kGiB);
   CHECK(estimate.memory.empty());
 
@@ -129,7 +140,8 @@ TEST_CASE("bad memory samples are refused naming the field", "[sim][batch]") {
   CHECK_THROWS_WITH(RecordedRunFromJson(run, "r.json"),
                     Catch::Contains("r.json: jobs[0].memory_samples[1]: must be [t_s, bytes]"));
   run["jobs"][0]["memory_samples"] = {{1.0, 5}, {0.5, 7}};
-  CHECK_THROWS_WITH(RecordedRunFromJson(run, "r.json"), Catch::Contains("memory_samples[1]: samples must be in time order"));
+  CHECK_THROWS_WITH(RecordedRunFromJson(run, "r.json"),
+                    Catch::Contains("memory_samples[1]: samples must be in time order"));
   run["jobs"][0]["memory_samples"] = {{1.0, -5}};
   CHECK_THROWS_WITH(RecordedRunFromJson(run, "r.json"), Catch::Contains("memory_samples[0][1]"));
 }

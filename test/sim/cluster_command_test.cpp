@@ -17,15 +17,15 @@ const char kProfiles[] = "examples/traces/w1-h200-solo-profiles.json";
 
 int Run(std::vector<std::string> args) {
   args.insert(args.begin(), "simulate");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
+  std::vector<char *> argv;
+  for (std::string &a : args) argv.push_back(a.data());
   return RunSimulateCommand(static_cast<int>(argv.size()), argv.data());
 }
 
 std::string ParseError(std::vector<std::string> args) {
   args.insert(args.begin(), "simulate");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
+  std::vector<char *> argv;
+  for (std::string &a : args) argv.push_back(a.data());
   auto flags = mgb::sim::ParseSimulateFlags(static_cast<int>(argv.size()), argv.data());
   return flags.ok() ? "(parsed)" : std::string(flags.status().message());
 }
@@ -39,14 +39,17 @@ TEST_CASE("cluster flags: bad input names the flag and exits 2", "[sim][cluster]
   const std::string from = Profiles();
   struct Case {
     std::vector<std::string> args;
-    const char* flag;
+    const char *flag;
   };
   const std::vector<Case> cases = {
       {{"--draw", "10", "--from", from, "--nodes", "0"}, "--nodes"},
       {{"--draw", "10", "--from", from, "--nodes", "many"}, "--nodes"},
-      {{"--draw", "10", "--from", from, "--nodes", "2", "--cluster-policy", "slurm"}, "--cluster-policy"},
-      {{"--draw", "10", "--from", from, "--nodes", "2", "--cluster-policy", "shard:0"}, "--cluster-policy"},
-      {{"--draw", "10", "--from", from, "--nodes", "2", "--cluster-policy", ","}, "--cluster-policy"},
+      {{"--draw", "10", "--from", from, "--nodes", "2", "--cluster-policy", "slurm"},
+       "--cluster-policy"},
+      {{"--draw", "10", "--from", from, "--nodes", "2", "--cluster-policy", "shard:0"},
+       "--cluster-policy"},
+      {{"--draw", "10", "--from", from, "--nodes", "2", "--cluster-policy", ","},
+       "--cluster-policy"},
       {{"--draw", "10", "--from", from, "--cluster-policy", "mgb"}, "--cluster-policy"},
       {{"--draw", "10", "--from", from, "--nodes", "2", "--policy", "mgb"}, "--policy"},
       {{"--draw", "10", "--from", from, "--nodes", "2", "--workers", "4"}, "--workers"},
@@ -56,7 +59,7 @@ TEST_CASE("cluster flags: bad input names the flag and exits 2", "[sim][cluster]
       {{"--generate", "--from", from}, "--from"},
       {{"--nodes", "2", "--calibrate", "x.json"}, "--nodes"},
   };
-  for (const Case& c : cases) {
+  for (const Case &c : cases) {
     INFO(c.flag);
     CHECK_THAT(ParseError(c.args), Catch::Contains(c.flag));
     CHECK(Run(c.args) == 2);
@@ -67,14 +70,15 @@ TEST_CASE("cluster flags: bad input names the flag and exits 2", "[sim][cluster]
 
 TEST_CASE("a small cluster run writes one report per cluster policy", "[sim][cluster][cli]") {
   TempFile out("cluster.json");
-  REQUIRE(Run({"--draw", "200", "--from", Profiles(), "--arrival-gap", "2", "--nodes", "2", "--gpus",
-               "2", "--cluster-policy", "mgb,whole-gpu,shard:4", "--out", out.path()}) == 0);
+  REQUIRE(Run({"--draw", "200", "--from", Profiles(), "--arrival-gap", "2", "--nodes", "2",
+               "--gpus", "2", "--cluster-policy", "mgb,whole-gpu,shard:4", "--out", out.path()}) ==
+          0);
   const nlohmann::json json = mgb::sim::ParseJsonFile(out.path());
   REQUIRE(json["runs"].size() == 3);
   CHECK(json["runs"][0]["policy"] == "mgb");
   CHECK(json["runs"][1]["policy"] == "whole-gpu");
   CHECK(json["runs"][2]["policy"] == "shard:4");
-  for (const auto& run : json["runs"]) {
+  for (const auto &run : json["runs"]) {
     CHECK(run["jobs"].size() == 200);
     CHECK(run["gpus"].size() == 4);
     CHECK(run["cluster"]["nodes"] == 2);

@@ -22,12 +22,13 @@ namespace {
 // submitted at t = 0.
 Trace EqualJobs(int count, uint64_t memory) {
   Trace trace;
-  for (int i = 0; i < count; ++i) trace.jobs.push_back(OneTaskJob("j" + std::to_string(i), 0, 10, 0, memory));
+  for (int i = 0; i < count; ++i)
+    trace.jobs.push_back(OneTaskJob("j" + std::to_string(i), 0, 10, 0, memory));
   return trace;
 }
 
 // Nodes of `gpus` x 100 GiB; contexts cost nothing so grants and sizes are round numbers.
-ClusterOptions Cluster(size_t nodes, size_t gpus, const std::string& policy) {
+ClusterOptions Cluster(size_t nodes, size_t gpus, const std::string &policy) {
   ClusterOptions options;
   options.nodes = nodes;
   options.node = Node(gpus, 100 * kGiB, "mgb", 0);
@@ -39,7 +40,7 @@ ClusterOptions Cluster(size_t nodes, size_t gpus, const std::string& policy) {
   return options;
 }
 
-ClusterResult RunCluster(const Trace& trace, const ClusterOptions& options) {
+ClusterResult RunCluster(const Trace &trace, const ClusterOptions &options) {
   auto result = SimulateCluster(trace, options);
   REQUIRE(result.ok());
   return std::move(*result);
@@ -66,7 +67,7 @@ TEST_CASE("cluster policies: names, node policies, GRES totals and requests", "[
   CHECK(shard->Name() == "shard:4");
   CHECK(shard->NodePolicy().Name() == "cg:4");
   CHECK(shard->NodeTotal(gpus) == 32);
-  for (const char* bad : {"shard:0", "shard:", "shard:x", "gpu", "single", ""}) {
+  for (const char *bad : {"shard:0", "shard:", "shard:x", "gpu", "single", ""}) {
     CHECK_FALSE(ParseClusterPolicy(bad).ok());
   }
 }
@@ -81,7 +82,7 @@ TEST_CASE("Slurm never grants a node more gpumem than it has: the fourth job wai
   REQUIRE(r.peak_granted.size() == 1);
   CHECK(r.peak_granted[0] == 180 * kGiB);
   CHECK(r.peak_pending == 1);
-  const auto& jobs = r.run.jobs;
+  const auto &jobs = r.run.jobs;
   REQUIRE(jobs.size() == 4);
   for (int i = 0; i < 3; ++i) CHECK(jobs[i].started_s == 0.0);
   CHECK(jobs[3].started_s == Approx(10.0));
@@ -89,7 +90,7 @@ TEST_CASE("Slurm never grants a node more gpumem than it has: the fourth job wai
   CHECK(jobs[1].ended_s == Approx(10.0));
   CHECK(jobs[2].ended_s == Approx(20.0));
   CHECK(jobs[3].ended_s == Approx(20.0));
-  for (const JobRecord& j : jobs) CHECK(j.outcome == JobOutcome::kCompleted);
+  for (const JobRecord &j : jobs) CHECK(j.outcome == JobOutcome::kCompleted);
   const ClusterSummary s = SummariseCluster(r, 0.0);
   CHECK(s.completed == 4);
   CHECK(s.out_of_memory == 0);
@@ -111,18 +112,19 @@ TEST_CASE("Slurm's grants stay within every node on a busy drawn workload", "[si
     CHECK(peak > r.gres_per_node / 2);  // busy: the check is not vacuous
   }
   CHECK(r.peak_pending > 0);
-  for (const JobRecord& j : r.run.jobs) CHECK(j.outcome == JobOutcome::kCompleted);
+  for (const JobRecord &j : r.run.jobs) CHECK(j.outcome == JobOutcome::kCompleted);
   for (int node : r.job_node) CHECK((node >= 0 && node < 3));
 }
 
-TEST_CASE("fragmentation under mgb: a job whose grant fits the node but no GPU waits, never crashes",
-          "[sim][cluster]") {
+TEST_CASE(
+    "fragmentation under mgb: a job whose grant fits the node but no GPU waits, never crashes",
+    "[sim][cluster]") {
   // 2 x 100 GiB, three 60 GiB jobs: 180 GiB fits the node's gpumem, so Slurm starts all three at
   // t = 0, but no GPU has room for two. mgbd queues the third until a GPU frees at t = 10.
   const ClusterResult r = RunCluster(EqualJobs(3, 60 * kGiB), Cluster(1, 2, "mgb"));
-  const auto& jobs = r.run.jobs;
+  const auto &jobs = r.run.jobs;
   REQUIRE(jobs.size() == 3);
-  for (const JobRecord& j : jobs) {
+  for (const JobRecord &j : jobs) {
     CHECK(j.started_s == 0.0);  // all granted by Slurm at once
     CHECK(j.outcome == JobOutcome::kCompleted);
   }
@@ -152,7 +154,7 @@ TEST_CASE("shards without memory enforcement crash the jobs that overflow a GPU,
   CHECK(s.throughput_jobs_per_hour == Approx(2 * 3600.0 / 10));  // crashed jobs are no throughput
   CHECK(s.mean_turnaround_s == Approx(10.0));                    // completed jobs only
   std::vector<int> crashed_gpus;
-  for (const JobRecord& j : r.run.jobs) {
+  for (const JobRecord &j : r.run.jobs) {
     if (j.outcome != JobOutcome::kOutOfMemory) continue;
     CHECK_THAT(j.error, Catch::Contains("out of memory"));
     REQUIRE(j.gpus.size() == 1);
@@ -177,7 +179,7 @@ TEST_CASE("whole-GPU allocation never puts two jobs on one GPU", "[sim][cluster]
   generator.mean_arrival_gap_s = 2;
   const Trace trace = GenerateTrace(generator);
   const ClusterResult r = RunCluster(trace, Cluster(2, 2, "whole-gpu"));
-  const auto& jobs = r.run.jobs;
+  const auto &jobs = r.run.jobs;
   auto held_from = [&](size_t i) {
     return jobs[i].started_s + trace.jobs[i].tasks[0].host_before_s + jobs[i].gpu_wait_s;
   };
@@ -242,9 +244,10 @@ TEST_CASE("draws from profiles: seeded, Poisson arrivals, every profile used", "
   CHECK(trace->jobs.back().arrival_s / 19999 == Approx(0.25).epsilon(0.03));  // the mean gap
   std::vector<int> used(profiles.jobs.size(), 0);
   for (size_t i = 0; i < trace->jobs.size(); ++i) {
-    const std::string& name = trace->jobs[i].name;
+    const std::string &name = trace->jobs[i].name;
     CHECK(name.substr(name.find('#')) == "#" + std::to_string(i));
-    for (size_t p = 0; p < profiles.jobs.size(); ++p) used[p] += name.rfind(profiles.jobs[p].name + "#", 0) == 0;
+    for (size_t p = 0; p < profiles.jobs.size(); ++p)
+      used[p] += name.rfind(profiles.jobs[p].name + "#", 0) == 0;
   }
   for (int n : used) CHECK(n == Approx(4000).margin(300));  // uniform
   ProfileDrawOptions none = draw;

@@ -29,7 +29,7 @@ inline JobProfile OneTaskJob(std::string name, double host_before, double solo, 
   return job;
 }
 
-inline SimOptions Node(size_t gpus, uint64_t memory, const std::string& policy, uint32_t workers) {
+inline SimOptions Node(size_t gpus, uint64_t memory, const std::string &policy, uint32_t workers) {
   SimOptions options;
   options.gpus = UniformGpus(gpus, memory, 132);
   auto parsed = core::ParsePolicy(policy);
@@ -38,9 +38,9 @@ inline SimOptions Node(size_t gpus, uint64_t memory, const std::string& policy, 
   return options;
 }
 
-inline double Makespan(const SimResult& result) {
+inline double Makespan(const SimResult &result) {
   double end = 0;
-  for (const JobRecord& job : result.jobs) end = end > job.ended_s ? end : job.ended_s;
+  for (const JobRecord &job : result.jobs) end = end > job.ended_s ? end : job.ended_s;
   return end;
 }
 

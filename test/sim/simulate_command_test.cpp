@@ -15,8 +15,8 @@ namespace {
 
 int Run(std::vector<std::string> args) {
   args.insert(args.begin(), "simulate");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
+  std::vector<char *> argv;
+  for (std::string &a : args) argv.push_back(a.data());
   return RunSimulateCommand(static_cast<int>(argv.size()), argv.data());
 }
 
@@ -43,24 +43,25 @@ TEST_CASE("flags: sizes and errors name the flag", "[sim][cli]") {
   CHECK(*mgb::sim::ParseBytes("1000") == 1000);
   CHECK_FALSE(mgb::sim::ParseBytes("G").ok());
   std::string a0 = "simulate", a1 = "--workers", a2 = "many";
-  char* argv[] = {a0.data(), a1.data(), a2.data()};
+  char *argv[] = {a0.data(), a1.data(), a2.data()};
   auto flags = mgb::sim::ParseSimulateFlags(3, argv);
   REQUIRE_FALSE(flags.ok());
   CHECK_THAT(std::string(flags.status().message()), Catch::Contains("--workers"));
   // The syntax and error format of every mgb command (cli::FlagParser).
   std::string b1 = "--frobnicate";
-  char* bad[] = {a0.data(), b1.data()};
+  char *bad[] = {a0.data(), b1.data()};
   auto unknown = mgb::sim::ParseSimulateFlags(2, bad);
   REQUIRE_FALSE(unknown.ok());
-  CHECK_THAT(std::string(unknown.status().message()),
-             Catch::Contains("unknown flag --frobnicate") && Catch::Contains("see mgb simulate --help"));
+  CHECK_THAT(
+      std::string(unknown.status().message()),
+      Catch::Contains("unknown flag --frobnicate") && Catch::Contains("see mgb simulate --help"));
   std::string g1 = "--generate", g2 = "--jobs=7";
-  char* inline_value[] = {a0.data(), g1.data(), g2.data()};
+  char *inline_value[] = {a0.data(), g1.data(), g2.data()};
   auto seven = mgb::sim::ParseSimulateFlags(3, inline_value);
   REQUIRE(seven.ok());
   CHECK(seven->generator.jobs == 7);
   std::string v1 = "--version";
-  char* version[] = {a0.data(), v1.data()};
+  char *version[] = {a0.data(), v1.data()};
   auto printed = mgb::sim::ParseSimulateFlags(2, version);
   REQUIRE(printed.ok());
   CHECK_THAT(printed->version_line, Catch::StartsWith("mgb simulate "));
@@ -73,11 +74,11 @@ TEST_CASE("a simulated run writes the batch report and the trace it used", "[sim
                trace.path()}) == 0);
   const nlohmann::json report = nlohmann::json::parse(out.Read());
   REQUIRE(report["runs"].size() == 2);
-  for (const auto& run : report["runs"]) {
+  for (const auto &run : report["runs"]) {
     CHECK(run["simulated"] == true);
     CHECK(run["summary"]["jobs"] == 8);
-    for (const char* key : {"makespan_s", "throughput_jobs_per_hour", "mean_turnaround_s", "crashed",
-                            "oom", "succeeded"}) {
+    for (const char *key : {"makespan_s", "throughput_jobs_per_hour", "mean_turnaround_s",
+                            "crashed", "oom", "succeeded"}) {
       CHECK(run["summary"].contains(key));
     }
     CHECK(run["jobs"].size() == 8);
@@ -89,8 +90,8 @@ TEST_CASE("a simulated run writes the batch report and the trace it used", "[sim
   REQUIRE(Run({"--trace", trace.path(), "--gpus", "2", "--policy", "mgb,single", "--workers", "4",
                "--out", again.path()}) == 0);
   nlohmann::json a = nlohmann::json::parse(again.Read()), b = report;
-  for (auto* r : {&a, &b}) {
-    for (auto& run : (*r)["runs"]) run.erase("jobs_file");
+  for (auto *r : {&a, &b}) {
+    for (auto &run : (*r)["runs"]) run.erase("jobs_file");
   }
   CHECK(a == b);
 }

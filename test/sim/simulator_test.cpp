@@ -16,19 +16,20 @@ namespace {
 Trace FourEqualJobs() {
   // Each job: 1 s host, 10 s task, 2 s host = 13 s alone.
   Trace trace;
-  for (int i = 0; i < 4; ++i) trace.jobs.push_back(OneTaskJob("j" + std::to_string(i), 1, 10, 2, 10 * kGiB));
+  for (int i = 0; i < 4; ++i)
+    trace.jobs.push_back(OneTaskJob("j" + std::to_string(i), 1, 10, 2, 10 * kGiB));
   return trace;
 }
 
-SimResult Run(const Trace& trace, const SimOptions& options) {
+SimResult Run(const Trace &trace, const SimOptions &options) {
   auto result = Simulate(trace, options);
   REQUIRE(result.ok());
   return *result;
 }
 
-size_t Count(const SimResult& r, JobOutcome outcome) {
+size_t Count(const SimResult &r, JobOutcome outcome) {
   size_t n = 0;
-  for (const JobRecord& j : r.jobs) n += j.outcome == outcome;
+  for (const JobRecord &j : r.jobs) n += j.outcome == outcome;
   return n;
 }
 
@@ -49,7 +50,7 @@ TEST_CASE("single-assignment with spare workers: later jobs overlap their host p
   const mgb::batch::Summary s = SummaryOf(r);
   CHECK(s.mean_turnaround_s == Approx((13.0 + 13.0 + 25.0 + 25.0) / 4).epsilon(1e-9));
   double gpu_wait = 0;
-  for (const JobRecord& j : r.jobs) gpu_wait += j.gpu_wait_s;
+  for (const JobRecord &j : r.jobs) gpu_wait += j.gpu_wait_s;
   CHECK(gpu_wait == Approx(24.0).epsilon(1e-9));  // 0, 0, 12, 12
 }
 
@@ -89,19 +90,20 @@ TEST_CASE("memory is never exceeded under mgb, while cg:N kills big jobs", "[sim
   g.gpu_memory_bytes = 141 * kGiB;
   g.seed = 3;
   const Trace trace = GenerateTrace(g);
-  for (const char* policy : {"mgb", "mgb-sm", "memory", "single"}) {
+  for (const char *policy : {"mgb", "mgb-sm", "memory", "single"}) {
     const SimResult r = Run(trace, Node(2, 141 * kGiB, policy, 12));
     INFO(policy);
     CHECK(Count(r, JobOutcome::kOutOfMemory) == 0);
     CHECK(Count(r, JobOutcome::kCompleted) == trace.jobs.size());
-    for (const UtilisationSample& s : r.utilisation) {
+    for (const UtilisationSample &s : r.utilisation) {
       for (double used : s.memory_used) CHECK(used <= 1.0);
     }
   }
   const SimResult blind = Run(trace, Node(2, 141 * kGiB, "cg:6", 12));
   CHECK(Count(blind, JobOutcome::kOutOfMemory) > 0);
-  for (const JobRecord& j : blind.jobs) {
-    if (j.outcome == JobOutcome::kOutOfMemory) CHECK(j.error.find("out of memory") != std::string::npos);
+  for (const JobRecord &j : blind.jobs) {
+    if (j.outcome == JobOutcome::kOutOfMemory)
+      CHECK(j.error.find("out of memory") != std::string::npos);
   }
 }
 
@@ -184,7 +186,8 @@ TEST_CASE("the generator keeps the large:small ratio exactly", "[sim]") {
   g.gpu_memory_bytes = 100 * kGiB;
   REQUIRE(ParseMix("3:1", g).ok());
   size_t large = 0;
-  for (const JobProfile& job : GenerateTrace(g).jobs) large += job.tasks[0].memory_bytes > 25 * kGiB;
+  for (const JobProfile &job : GenerateTrace(g).jobs)
+    large += job.tasks[0].memory_bytes > 25 * kGiB;
   CHECK(large == 24);
   CHECK_FALSE(ParseMix("3", g).ok());
   CHECK_FALSE(ParseMix("0:0", g).ok());

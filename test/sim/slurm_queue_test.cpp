@@ -15,7 +15,7 @@ TEST_CASE("pending queue: the oldest job that fits, skipping larger ones", "[sim
   queue.Add(3, 50);
   CHECK(queue.size() == 3);
   CHECK(queue.OldestAtMost(100) == 0u);
-  CHECK(queue.OldestAtMost(60) == 1u);   // skips the 80 at the head
+  CHECK(queue.OldestAtMost(60) == 1u);  // skips the 80 at the head
   CHECK(queue.OldestAtMost(29) == std::nullopt);
   queue.Remove(1);
   CHECK(queue.OldestAtMost(60) == 3u);
@@ -25,7 +25,8 @@ TEST_CASE("pending queue: the oldest job that fits, skipping larger ones", "[sim
   CHECK_FALSE(queue.OldestAtMost(1000).has_value());
 }
 
-TEST_CASE("node choice: first node in order whose free count covers the request", "[sim][cluster]") {
+TEST_CASE("node choice: first node in order whose free count covers the request",
+          "[sim][cluster]") {
   GresPool pool(3, 100);
   CHECK(pool.FirstFit(100) == 0u);
   pool.Grant(0, 70);

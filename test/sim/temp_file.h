@@ -12,14 +12,14 @@ namespace mgb::sim::test {
 
 class TempFile {
  public:
-  explicit TempFile(const std::string& name, const std::string& text = "")
+  explicit TempFile(const std::string &name, const std::string &text = "")
       : path_((std::filesystem::temp_directory_path() /
                ("mgb-sim-test-" + std::to_string(::getpid()) + "-" + name))
                   .string()) {
     std::ofstream(path_) << text;
   }
   ~TempFile() { std::filesystem::remove(path_); }
-  const std::string& path() const { return path_; }
+  const std::string &path() const { return path_; }
   std::string Read() const {
     std::ifstream in(path_);
     return std::string(std::istreambuf_iterator<char>(in), {});

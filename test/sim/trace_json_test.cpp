@@ -11,11 +11,11 @@ using mgb::sim::test::TempFile;
 namespace {
 
 // The error message of reading `text` as a trace file, or "" if it was read.
-std::string ErrorOf(const std::string& text) {
+std::string ErrorOf(const std::string &text) {
   TempFile file("trace.json", text);
   try {
     ReadTraceFile(file.path());
-  } catch (const InputError& e) {
+  } catch (const InputError &e) {
     const std::string message = e.what();
     CHECK(message.rfind(file.path(), 0) == 0);  // starts with the file's name
     return message;
@@ -28,7 +28,7 @@ const char kGoodJob[] = R"({"name": "a", "arrival_s": 2, "host_after_s": 1,
              "memory": [{"at": 0, "bytes": 500}, {"at": 0.25, "bytes": 1000}],
              "grid": [64, 2], "block": [128]}]})";
 
-std::string WithJob(const std::string& job) {
+std::string WithJob(const std::string &job) {
   return std::string(R"({"mgb_trace": 1, "jobs": [)") + job + "]}";
 }
 
@@ -38,11 +38,11 @@ TEST_CASE("a trace file is read with every field", "[sim][trace]") {
   TempFile file("good.json", WithJob(kGoodJob));
   const Trace trace = ReadTraceFile(file.path());
   REQUIRE(trace.jobs.size() == 1);
-  const JobProfile& job = trace.jobs[0];
+  const JobProfile &job = trace.jobs[0];
   CHECK(job.name == "a");
   CHECK(job.arrival_s == 2);
   CHECK(job.SoloSeconds() == Approx(11.5));
-  const TaskProfile& task = job.tasks[0];
+  const TaskProfile &task = job.tasks[0];
   CHECK(task.busy_fraction == 0.8);
   CHECK(task.shape.grid.x == 64);
   CHECK(task.shape.grid.y == 2);
@@ -60,15 +60,18 @@ TEST_CASE("a trace written and read back is the same trace", "[sim][trace]") {
 }
 
 TEST_CASE("bad traces are refused with the file and the field named", "[sim][trace]") {
-  CHECK_THAT(ErrorOf("{\"mgb_trace\": 1,\n \"jobs\": [}"), Catch::Contains(":2:") &&
-                                                                 Catch::Contains("not valid JSON"));
+  CHECK_THAT(ErrorOf("{\"mgb_trace\": 1,\n \"jobs\": [}"),
+             Catch::Contains(":2:") && Catch::Contains("not valid JSON"));
   CHECK_THAT(ErrorOf(R"({"jobs": []})"), Catch::Contains("mgb_trace: missing"));
-  CHECK_THAT(ErrorOf(R"({"mgb_trace": 2, "jobs": []})"), Catch::Contains("unsupported format version 2"));
-  CHECK_THAT(ErrorOf(R"({"mgb_trace": 1, "jobs": []})"), Catch::Contains("jobs: the trace has no jobs"));
+  CHECK_THAT(ErrorOf(R"({"mgb_trace": 2, "jobs": []})"),
+             Catch::Contains("unsupported format version 2"));
+  CHECK_THAT(ErrorOf(R"({"mgb_trace": 1, "jobs": []})"),
+             Catch::Contains("jobs: the trace has no jobs"));
   CHECK_THAT(ErrorOf(WithJob(R"({"tasks": [{"solo_s": 0, "memory_bytes": 1}]})")),
              Catch::Contains("jobs[0].tasks[0].solo_s: must be > 0"));
-  CHECK_THAT(ErrorOf(WithJob(R"({"tasks": [{"solo_s": 1, "memory_bytes": 1, "busy_fraction": 1.5}]})")),
-             Catch::Contains("jobs[0].tasks[0].busy_fraction: must be in"));
+  CHECK_THAT(
+      ErrorOf(WithJob(R"({"tasks": [{"solo_s": 1, "memory_bytes": 1, "busy_fraction": 1.5}]})")),
+      Catch::Contains("jobs[0].tasks[0].busy_fraction: must be in"));
   CHECK_THAT(ErrorOf(WithJob(R"({"tasks": [{"solo_s": 1}]})")),
              Catch::Contains("jobs[0].tasks[0].memory_bytes: missing"));
   CHECK_THAT(ErrorOf(WithJob(R"({"tasks": [{"solo_s": 1, "memory_bytes": -5}]})")),
@@ -76,8 +79,9 @@ TEST_CASE("bad traces are refused with the file and the field named", "[sim][tra
   CHECK_THAT(ErrorOf(WithJob(R"({"tasks": [{"solo": 1, "memory_bytes": 5}]})")),
              Catch::Contains("jobs[0].tasks[0]: unknown field \"solo\""));
   CHECK_THAT(ErrorOf(WithJob(R"({"tasks": []})")), Catch::Contains("jobs[0].tasks: a job needs"));
-  CHECK_THAT(ErrorOf(WithJob(R"({"arrival_s": "soon", "tasks": [{"solo_s": 1, "memory_bytes": 5}]})")),
-             Catch::Contains("jobs[0].arrival_s: must be a number"));
+  CHECK_THAT(
+      ErrorOf(WithJob(R"({"arrival_s": "soon", "tasks": [{"solo_s": 1, "memory_bytes": 5}]})")),
+      Catch::Contains("jobs[0].arrival_s: must be a number"));
   CHECK_THAT(ErrorOf(WithJob(R"({"tasks": [{"solo_s": 1, "memory_bytes": 5, "grid": [0]}]})")),
              Catch::Contains("jobs[0].tasks[0].grid[0]: must be a positive"));
   CHECK_THAT(ErrorOf(WithJob(R"({"tasks": [{"solo_s": 1, "memory": [{"at": 0.5, "bytes": 1},
@@ -89,7 +93,7 @@ TEST_CASE("a missing trace file is named", "[sim][trace]") {
   try {
     ReadTraceFile("/nonexistent/trace.json");
     FAIL("no error");
-  } catch (const InputError& e) {
+  } catch (const InputError &e) {
     CHECK_THAT(e.what(), Catch::Contains("/nonexistent/trace.json: cannot open"));
   }
 }

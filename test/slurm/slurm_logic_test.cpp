@@ -27,11 +27,14 @@ class FakeProc {
     root_ = mkdtemp(pattern);
   }
   ~FakeProc() { std::filesystem::remove_all(root_); }
-  void Add(int pid, int parent, int uid, const std::string &cmdline, const std::string &cgroup = "0::/\n") {
+  void Add(int pid, int parent, int uid, const std::string &cmdline,
+           const std::string &cgroup = "0::/\n") {
     const std::string dir = root_ + "/" + std::to_string(pid);
     std::filesystem::create_directories(dir);
-    std::ofstream(dir + "/stat") << pid << " (" << cmdline.substr(0, 15) << ") S " << parent << " 1 1 0\n";
-    std::ofstream(dir + "/status") << "Name:\tx\nUid:\t" << uid << "\t" << uid << "\t" << uid << "\t" << uid << "\n";
+    std::ofstream(dir + "/stat") << pid << " (" << cmdline.substr(0, 15) << ") S " << parent
+                                 << " 1 1 0\n";
+    std::ofstream(dir + "/status")
+        << "Name:\tx\nUid:\t" << uid << "\t" << uid << "\t" << uid << "\t" << uid << "\n";
     std::ofstream(dir + "/cmdline") << cmdline << '\0';
     std::ofstream(dir + "/cgroup") << cgroup;
   }
@@ -80,7 +83,8 @@ TEST_CASE("a process's Slurm job comes from a root-owned slurmstepd ancestor", "
   CHECK_FALSE(slurm::JobOfProcess(0, proc.root()));
   // cgroup first: a process slurmd's cgroup holds needs no stepd ancestor (it may have been
   // reparented to init by a double fork).
-  proc.Add(400, 1, 1000, "daemonised", "0::/system.slice/slurmstepd.scope/job_51/step_0/user/task_0\n");
+  proc.Add(400, 1, 1000, "daemonised",
+           "0::/system.slice/slurmstepd.scope/job_51/step_0/user/task_0\n");
   CHECK(slurm::JobOfProcess(400, proc.root()) == 51u);
 }
 
@@ -90,25 +94,30 @@ TEST_CASE("a job's gpumem per node is read from scontrol's one-line record", "[s
       "TRES=cpu=1,node=1,billing=1 JOB_GRES=gpumem:107374182400 Nodes=n1 CPU_IDs=0 Mem=0 GRES= "
       "TresPerNode=gres:gpumem:100G";
   CHECK(slurm::GpuMemoryPerNode(record).value() == 100 * kGiB);
-  CHECK(slurm::GpuMemoryPerNode("JobId=1 TresPerNode=gres:gpu:1,gres:gpumem:512M\n").value() == 512 * kMiB);
+  CHECK(slurm::GpuMemoryPerNode("JobId=1 TresPerNode=gres:gpu:1,gres:gpumem:512M\n").value() ==
+        512 * kMiB);
   CHECK(slurm::GpuMemoryPerNode("JobId=1 TresPerNode=gres/gpumem:3").value() == 3u);
   CHECK(slurm::GpuMemoryPerNode("JobId=1 TresPerNode=gres:gpu:1").value() == 0u);  // asked none
   CHECK(slurm::GpuMemoryPerNode("JobId=1 Nodes=n1").value() == 0u);
   absl::StatusOr<uint64_t> bad = slurm::GpuMemoryPerNode("JobId=1 TresPerNode=gres:gpumem:lots");
   REQUIRE_FALSE(bad.ok());
-  CHECK(std::string(bad.status().message()).find("TresPerNode: \"gres:gpumem:lots\"") != std::string::npos);
+  CHECK(std::string(bad.status().message()).find("TresPerNode: \"gres:gpumem:lots\"") !=
+        std::string::npos);
   CHECK(slurm::ParseGresCount("2T").value() == (uint64_t{2} << 40));
   CHECK_FALSE(slurm::ParseGresCount("10GB").ok());
   CHECK_FALSE(slurm::ParseGresCount("").ok());
   CHECK_FALSE(slurm::ParseGresCount("99999999999999P").ok());  // past 2^64
 }
 
-TEST_CASE("mgb slurm-conf's text: a gpumem count per node, the hooks, the per-GPU limit", "[slurm]") {
-  const std::vector<slurm::NodeGpu> gpus = {{"NVIDIA H200", 143771 * kMiB}, {"NVIDIA H200", 143771 * kMiB}};
+TEST_CASE("mgb slurm-conf's text: a gpumem count per node, the hooks, the per-GPU limit",
+          "[slurm]") {
+  const std::vector<slurm::NodeGpu> gpus = {{"NVIDIA H200", 143771 * kMiB},
+                                            {"NVIDIA H200", 143771 * kMiB}};
   // Per GPU: its memory less one context reserve (528 MiB), in MiB, summed.
   CHECK(slurm::NodeGpuMemory(gpus, 528 * kMiB) == 2 * (143771 - 528) * kMiB);
   CHECK(slurm::NodeGres(gpus, 528 * kMiB) == "gpumem:286486M");
-  const slurm::HookSettings hooks{"/etc/slurm/mgb", "/usr/bin/mgb", "/run/mgbd/%n's.sock", "/usr/bin/scontrol"};
+  const slurm::HookSettings hooks{"/etc/slurm/mgb", "/usr/bin/mgb", "/run/mgbd/%n's.sock",
+                                  "/usr/bin/scontrol"};
   const std::string text = slurm::SlurmConfText("gpu7", gpus, 528 * kMiB, &hooks);
   CHECK(text.find("GresTypes=gpumem\n") != std::string::npos);
   CHECK(text.find("NodeName=gpu7 Gres=gpumem:286486M\n") != std::string::npos);
@@ -117,22 +126,26 @@ TEST_CASE("mgb slurm-conf's text: a gpumem count per node, the hooks, the per-GP
   CHECK(text.find("Epilog=/etc/slurm/mgb/mgb-epilog\n") != std::string::npos);
   CHECK(text.find("TaskProlog=/etc/slurm/mgb/mgb-task-prolog\n") != std::string::npos);
   CHECK(text.find("more than 143243 MiB") != std::string::npos);
-  CHECK(slurm::SlurmConfText("gpu7", gpus, 528 * kMiB, nullptr).find("Prolog=") == std::string::npos);
+  CHECK(slurm::SlurmConfText("gpu7", gpus, 528 * kMiB, nullptr).find("Prolog=") ==
+        std::string::npos);
   const std::vector<slurm::HookScript> scripts = slurm::HookScripts(hooks);
   REQUIRE(scripts.size() == 3);
   // The socket template's quote survives the shell.
-  CHECK(scripts[0].text.find("exec '/usr/bin/mgb' slurm-hook prolog --socket '/run/mgbd/%n'\\''s.sock'") !=
+  CHECK(scripts[0].text.find(
+            "exec '/usr/bin/mgb' slurm-hook prolog --socket '/run/mgbd/%n'\\''s.sock'") !=
         std::string::npos);
   CHECK(slurm::ExpandSocketTemplate("/run/%n/mgbd-%n.sock", "n1") == "/run/n1/mgbd-n1.sock");
   CHECK(slurm::ExpandSocketTemplate("/tmp/100%%-%x", "n1") == "/tmp/100%-%x");
 }
 
-TEST_CASE("a job's tasks reserve within its grant, and the error names the job and the grant", "[slurm]") {
+TEST_CASE("a job's tasks reserve within its grant, and the error names the job and the grant",
+          "[slurm]") {
   core::JobGrants grants;
   // No grant (no Prolog ran, or no --gres=gpumem): nothing at all.
   absl::Status none = grants.Check(7, 1, "a task of 1 B");
   CHECK(none.code() == absl::StatusCode::kResourceExhausted);
-  CHECK(std::string(none.message()).find("Slurm job 7 has no GPU memory on this node") != std::string::npos);
+  CHECK(std::string(none.message()).find("Slurm job 7 has no GPU memory on this node") !=
+        std::string::npos);
   grants.Grant(7, 10 * kGiB);
   CHECK(grants.Check(7, 10 * kGiB, "t").ok());
   grants.Charge(7, 1, 6 * kGiB);
@@ -144,7 +157,7 @@ TEST_CASE("a job's tasks reserve within its grant, and the error names the job a
         "(--gres=gpumem): its tasks hold 6.00 GiB");
   grants.Charge(7, 1, 3 * kGiB);  // a grow asked
   CHECK(grants.Held(7) == 9 * kGiB);
-  grants.Refund(1, 3 * kGiB);     // the grow gave up
+  grants.Refund(1, 3 * kGiB);  // the grow gave up
   CHECK(grants.Held(7) == 6 * kGiB);
   grants.Charge(7, 2, 4 * kGiB);
   CHECK_FALSE(grants.Check(7, 1, "t").ok());

@@ -21,7 +21,8 @@ std::string FakeProcWithJob(const TempDir &dir, uint64_t job) {
   const std::string root = dir.File("proc");
   const std::string me = root + "/" + std::to_string(getpid());
   std::filesystem::create_directories(me);
-  std::ofstream(me + "/cgroup") << "0::/system.slice/slurmstepd.scope/job_" << job << "/step_0/user/task_0\n";
+  std::ofstream(me + "/cgroup") << "0::/system.slice/slurmstepd.scope/job_" << job
+                                << "/step_0/user/task_0\n";
   return root;
 }
 
@@ -52,7 +53,8 @@ TEST_CASE("mgbd --slurm holds a job's tasks to its grant and names the job when 
   absl::StatusOr<Placement> early = (*client)->TaskBegin(kGiB, kShape, "early");
   REQUIRE_FALSE(early.ok());
   CHECK(early.status().code() == absl::StatusCode::kResourceExhausted);
-  CHECK(Message(early.status()).find("Slurm job 42 has no GPU memory on this node") != std::string::npos);
+  CHECK(Message(early.status()).find("Slurm job 42 has no GPU memory on this node") !=
+        std::string::npos);
 
   REQUIRE(Client::JobBeginAt(socket, 42, 10 * kGiB).ok());
   absl::StatusOr<Placement> first = (*client)->TaskBegin(6 * kGiB, kShape, "first");
@@ -102,7 +104,8 @@ TEST_CASE("a profiled run inside a job reserves no more than the job has left", 
   REQUIRE(Client::JobBeginAt(socket, 7, 512 << 20).ok());  // below the 1 GiB run default
   auto client = Client::Connect(socket, getpid(), "run");
   REQUIRE(client.ok());
-  absl::StatusOr<Placement> placed = (*client)->TaskBeginProfiled("python train.py", 0, kShape, "run");
+  absl::StatusOr<Placement> placed =
+      (*client)->TaskBeginProfiled("python train.py", 0, kShape, "run");
   REQUIRE(placed.ok());
   CHECK(placed->memory_bytes == (512u << 20));
 }

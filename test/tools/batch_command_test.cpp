@@ -8,8 +8,8 @@
 namespace {
 int Run(std::vector<std::string> args) {
   args.insert(args.begin(), "batch");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
+  std::vector<char *> argv;
+  for (std::string &a : args) argv.push_back(a.data());
   return RunBatchCommand(static_cast<int>(argv.size()), argv.data());
 }
 }  // namespace
@@ -33,7 +33,8 @@ TEST_CASE("mgb batch runs a job list end to end and writes its JSON", "[batch][c
 
 TEST_CASE("mgb batch exits 1 when a job crashes", "[batch][command]") {
   TempDir dir;
-  std::string jobs = dir.Write("jobs.json", R"({"jobs": [{"name": "bad", "argv": ["/bin/sh", "-c", "exit 4"]}]})");
+  std::string jobs =
+      dir.Write("jobs.json", R"({"jobs": [{"name": "bad", "argv": ["/bin/sh", "-c", "exit 4"]}]})");
   CHECK(Run({"--jobs", jobs, "--out", dir.Path("out.json"), "--no-nvml"}) == 1);
 }
 
@@ -58,7 +59,7 @@ TEST_CASE("mgb batch --generate writes a job list the runner accepts", "[batch][
   auto doc = nlohmann::json::parse(TempDir::Read(out));
   REQUIRE(doc["jobs"].size() == 32);
   int large = 0;
-  for (const auto& job : doc["jobs"]) large += job["name"].get<std::string>()[0] == 'L';
+  for (const auto &job : doc["jobs"]) large += job["name"].get<std::string>()[0] == 'L';
   CHECK(large == 27);  // round(32 * 5 / 6)
   CHECK(doc["jobs"][0]["argv"][0].get<std::string>().rfind("/opt/wl/", 0) == 0);
 }

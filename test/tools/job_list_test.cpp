@@ -10,7 +10,8 @@ using mgb::batch::ParseJobList;
 TEST_CASE("a valid job list parses every field", "[batch][job_list]") {
   auto r = ParseJobList(R"({"jobs": [
       {"name": "a", "argv": ["/bin/true", "x"], "memory_bytes": 1073741824, "arrival_s": 1.5},
-      {"name": "b", "argv": ["prog"], "workload": "heat2d", "gb": 12.5}]})", "list.json");
+      {"name": "b", "argv": ["prog"], "workload": "heat2d", "gb": 12.5}]})",
+                        "list.json");
   REQUIRE(r.ok());
   REQUIRE(r.jobs.size() == 2);
   CHECK(r.jobs[0].name == "a");
@@ -24,26 +25,32 @@ TEST_CASE("a valid job list parses every field", "[batch][job_list]") {
 
 TEST_CASE("bad job lists are rejected with the field named", "[batch][job_list]") {
   struct Case {
-    const char* text;
-    const char* expected;
+    const char *text;
+    const char *expected;
   };
   const Case cases[] = {
       {"{not json", "list.json: not valid JSON"},
       {R"({"job": []})", "list.json: jobs: must be an array"},
       {R"({"jobs": []})", "list.json: jobs: the list is empty"},
-      {R"({"jobs": [{"name": "a", "argv": ["p"]}, {"name": "b"}]})", "list.json: jobs[1].argv: must be a non-empty array"},
+      {R"({"jobs": [{"name": "a", "argv": ["p"]}, {"name": "b"}]})",
+       "list.json: jobs[1].argv: must be a non-empty array"},
       {R"({"jobs": [{"name": "a", "argv": []}]})", "jobs[0].argv: must be a non-empty array"},
       {R"({"jobs": [{"name": "a", "argv": ["p", 3]}]})", "jobs[0].argv[1]: must be a string"},
       {R"({"jobs": [{"name": "", "argv": ["p"]}]})", "jobs[0].name: must be a non-empty string"},
       {R"({"jobs": [{"argv": ["p"]}]})", "jobs[0].name: must be a non-empty string"},
-      {R"({"jobs": [{"name": "a", "argv": ["p"], "memory_bytes": -5}]})", "jobs[0].memory_bytes: must be a non-negative integer"},
-      {R"({"jobs": [{"name": "a", "argv": ["p"], "memory_bytes": "10G"}]})", "jobs[0].memory_bytes"},
-      {R"({"jobs": [{"name": "a", "argv": ["p"], "arrival_s": -1}]})", "jobs[0].arrival_s: must be a number >= 0"},
-      {R"({"jobs": [{"name": "a", "argv": ["p"], "color": "red"}]})", "jobs[0].color: unknown field"},
-      {R"({"jobs": [{"name": "a", "argv": ["p"]}, {"name": "a", "argv": ["q"]}]})", "jobs[1].name: duplicate name 'a'"},
+      {R"({"jobs": [{"name": "a", "argv": ["p"], "memory_bytes": -5}]})",
+       "jobs[0].memory_bytes: must be a non-negative integer"},
+      {R"({"jobs": [{"name": "a", "argv": ["p"], "memory_bytes": "10G"}]})",
+       "jobs[0].memory_bytes"},
+      {R"({"jobs": [{"name": "a", "argv": ["p"], "arrival_s": -1}]})",
+       "jobs[0].arrival_s: must be a number >= 0"},
+      {R"({"jobs": [{"name": "a", "argv": ["p"], "color": "red"}]})",
+       "jobs[0].color: unknown field"},
+      {R"({"jobs": [{"name": "a", "argv": ["p"]}, {"name": "a", "argv": ["q"]}]})",
+       "jobs[1].name: duplicate name 'a'"},
       {R"({"jobs": [7]})", "jobs[0]: must be an object"},
   };
-  for (const Case& c : cases) {
+  for (const Case &c : cases) {
     INFO(c.text);
     auto r = ParseJobList(c.text, "list.json");
     CHECK_FALSE(r.ok());

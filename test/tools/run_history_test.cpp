@@ -10,7 +10,7 @@ using namespace mgb::batch;
 
 namespace {
 
-Job Named(const std::string& name, std::vector<std::string> argv, double arrival = 0) {
+Job Named(const std::string &name, std::vector<std::string> argv, double arrival = 0) {
   Job job;
   job.name = name;
   job.argv = std::move(argv);
@@ -41,12 +41,14 @@ TEST_CASE("run history: medians of successful runs, matched by command line", "[
   CHECK(e[2] == -1);            // never seen
 }
 
-TEST_CASE("run history: a file that is not a batch run names the file and the field", "[batch][history]") {
-  CHECK(ParseRunHistory("[]", "x.json", {}).error == "x.json: not the JSON of an `mgb batch --out` run (no \"jobs\" array)");
+TEST_CASE("run history: a file that is not a batch run names the file and the field",
+          "[batch][history]") {
+  CHECK(ParseRunHistory("[]", "x.json", {}).error ==
+        "x.json: not the JSON of an `mgb batch --out` run (no \"jobs\" array)");
   CHECK(ParseRunHistory(R"({"jobs": [{"argv": ["a"], "exit_code": 0}]})", "y.json", {}).error ==
         "y.json: jobs[0].run_s: missing or not a number");
-  CHECK(ParseRunHistory(R"({"jobs": [{"argv": [1], "run_s": 1, "exit_code": 0}]})", "z.json", {}).error ==
-        "z.json: jobs[0].argv: every element must be a string");
+  CHECK(ParseRunHistory(R"({"jobs": [{"argv": [1], "run_s": 1, "exit_code": 0}]})", "z.json", {})
+            .error == "z.json: jobs[0].argv: every element must be a string");
   TempDir dir;
   RunHistory missing = LoadRunHistory({dir.path() + "/none.json"});
   CHECK(missing.error == dir.path() + "/none.json: cannot read");
@@ -55,11 +57,11 @@ TEST_CASE("run history: a file that is not a batch run names the file and the fi
 TEST_CASE("longest-first: one worker starts the longest expected job first, unknown ones before it",
           "[batch][runner][history]") {
   TempDir dir;
-  auto sleeper = [](const std::string& name, const char* seconds) {
+  auto sleeper = [](const std::string &name, const char *seconds) {
     return Named(name, {"/bin/sh", "-c", std::string("sleep ") + seconds, name});
   };
-  std::vector<Job> jobs = {sleeper("short", "0.05"), sleeper("long", "0.05"), sleeper("unknown", "0.05"),
-                           sleeper("middle", "0.05")};
+  std::vector<Job> jobs = {sleeper("short", "0.05"), sleeper("long", "0.05"),
+                           sleeper("unknown", "0.05"), sleeper("middle", "0.05")};
   RunnerOptions options;
   options.workers = 1;
   options.log_dir = dir.path();

@@ -16,7 +16,7 @@ using namespace mgb::batch;
 
 namespace {
 
-Job Shell(const std::string& name, const std::string& script, double arrival = 0) {
+Job Shell(const std::string &name, const std::string &script, double arrival = 0) {
   Job job;
   job.name = name;
   job.argv = {"/bin/sh", "-c", script};
@@ -24,19 +24,19 @@ Job Shell(const std::string& name, const std::string& script, double arrival = 0
   return job;
 }
 
-const JobRecord& Find(const BatchResult& r, const std::string& name) {
-  for (const JobRecord& rec : r.records)
+const JobRecord &Find(const BatchResult &r, const std::string &name) {
+  for (const JobRecord &rec : r.records)
     if (rec.job.name == name) return rec;
   FAIL("no record " << name);
   return r.records.front();
 }
 
 // Largest number of jobs whose [started, ended) intervals overlap.
-int MaxConcurrent(const BatchResult& r) {
+int MaxConcurrent(const BatchResult &r) {
   int most = 0;
-  for (const JobRecord& a : r.records) {
+  for (const JobRecord &a : r.records) {
     int n = 0;
-    for (const JobRecord& b : r.records) n += b.started_s <= a.started_s && a.started_s < b.ended_s;
+    for (const JobRecord &b : r.records) n += b.started_s <= a.started_s && a.started_s < b.ended_s;
     most = std::max(most, n);
   }
   return most;
@@ -44,14 +44,18 @@ int MaxConcurrent(const BatchResult& r) {
 
 }  // namespace
 
-TEST_CASE("the runner records exits, OOM deaths and kernel times with 2 workers", "[batch][runner]") {
+TEST_CASE("the runner records exits, OOM deaths and kernel times with 2 workers",
+          "[batch][runner]") {
   TempDir dir;
   std::vector<Job> jobs = {
-      Shell("ok", "sleep 0.3; echo 'MGB_KERNEL_MS name=k ms=1.5 launches=3'; "
-                  "echo 'MGB_KERNEL_MS name=k ms=2 launches=1'; echo 'MGB_KERNEL_MS name=j ms=0.25 launches=2'; "
-                  "echo 'MGB_RESULT PASS workload=x'"),
+      Shell("ok",
+            "sleep 0.3; echo 'MGB_KERNEL_MS name=k ms=1.5 launches=3'; "
+            "echo 'MGB_KERNEL_MS name=k ms=2 launches=1'; echo 'MGB_KERNEL_MS name=j ms=0.25 "
+            "launches=2'; "
+            "echo 'MGB_RESULT PASS workload=x'"),
       Shell("exit3", "sleep 0.2; exit 3"),
-      Shell("oom", "echo 'CUDA error at heat2d.cu:170: out of memory (cudaMalloc(&g.a, n))' >&2; exit 2"),
+      Shell("oom",
+            "echo 'CUDA error at heat2d.cu:170: out of memory (cudaMalloc(&g.a, n))' >&2; exit 2"),
       Shell("killed", "sleep 0.1; kill -9 $$"),
       Shell("failed_check", "echo 'MGB_RESULT FAIL bad=3'; exit 1"),
       Shell("oom_word_but_ok", "echo 'checked: no out of memory here'; exit 0"),
@@ -65,14 +69,14 @@ TEST_CASE("the runner records exits, OOM deaths and kernel times with 2 workers"
 
   REQUIRE(r.records.size() == jobs.size());
   CHECK(MaxConcurrent(r) == 2);
-  for (const JobRecord& rec : r.records) {
+  for (const JobRecord &rec : r.records) {
     INFO(rec.job.name);
     CHECK(rec.Finished());
     CHECK(rec.started_s >= rec.queued_s);
     CHECK(rec.ended_s >= rec.started_s);
     CHECK(rec.ended_s <= r.makespan_s);
   }
-  const JobRecord& ok = Find(r, "ok");
+  const JobRecord &ok = Find(r, "ok");
   CHECK(ok.exit_code == 0);
   CHECK_FALSE(ok.crashed);
   CHECK(ok.result == "PASS");
@@ -169,16 +173,18 @@ TEST_CASE("a stop request kills running jobs and leaves queued ones unstarted", 
   CHECK(Summarize(r).not_run == 1);
 }
 
-TEST_CASE("the JSON record carries the summary, every job's fields and GPU samples", "[batch][report]") {
+TEST_CASE("the JSON record carries the summary, every job's fields and GPU samples",
+          "[batch][report]") {
   TempDir dir;
   RunnerOptions options;
   options.workers = 2;
   options.log_dir = dir.path();
   // libmgb prints its wait clock only when asked (MGB_REPORT_WAITS): the batch asks for its jobs.
-  BatchResult r = RunBatch({Shell("a", "echo 'MGB_KERNEL_MS name=k ms=4 launches=2'; "
-                                       "[ \"$MGB_REPORT_WAITS\" = 1 ] || exit 3; "
-                                       "echo 'MGB_WAIT_MS begin=1.5 grow=250.0 begins=1 grows=1' >&2; "
-                                       "echo 'MGB_WAIT_MS begin=0.5 grow=0.0 begins=1 grows=0' >&2"),
+  BatchResult r = RunBatch({Shell("a",
+                                  "echo 'MGB_KERNEL_MS name=k ms=4 launches=2'; "
+                                  "[ \"$MGB_REPORT_WAITS\" = 1 ] || exit 3; "
+                                  "echo 'MGB_WAIT_MS begin=1.5 grow=250.0 begins=1 grows=1' >&2; "
+                                  "echo 'MGB_WAIT_MS begin=0.5 grow=0.0 begins=1 grows=0' >&2"),
                             Shell("b", "echo 'out of memory' >&2; exit 1")},
                            options);
   RunInfo info{"cg:2", "jobs.json", "/tmp/s.sock", 2, "longest-first", "", ""};
@@ -187,15 +193,16 @@ TEST_CASE("the JSON record carries the summary, every job's fields and GPU sampl
   CHECK(doc["label"] == "cg:2");
   CHECK(doc["workers"] == 2);
   CHECK(doc["order"] == "longest-first");
-  for (const char* key : {"jobs", "succeeded", "crashed", "oom", "not_run", "crash_percent",
-                          "makespan_s", "throughput_jobs_per_hour", "mean_turnaround_s", "mean_wait_s"})
+  for (const char *key :
+       {"jobs", "succeeded", "crashed", "oom", "not_run", "crash_percent", "makespan_s",
+        "throughput_jobs_per_hour", "mean_turnaround_s", "mean_wait_s"})
     CHECK(doc["summary"].contains(key));
   CHECK(doc["summary"]["crashed"] == 1);
   CHECK(doc["summary"]["oom"] == 1);
   REQUIRE(doc["jobs"].size() == 2);
-  for (const char* key : {"name", "argv", "memory_bytes", "queued_s", "started_s", "ended_s", "run_s",
-                          "turnaround_s", "exit_code", "signal", "crashed", "oom", "result",
-                          "kernel_ms", "kernels", "stdout", "stderr"})
+  for (const char *key : {"name", "argv", "memory_bytes", "queued_s", "started_s", "ended_s",
+                          "run_s", "turnaround_s", "exit_code", "signal", "crashed", "oom",
+                          "result", "kernel_ms", "kernels", "stdout", "stderr"})
     CHECK(doc["jobs"][0].contains(key));
   CHECK(doc["jobs"][0]["kernel_ms"] == 4.0);
   CHECK(doc["jobs"][0]["kernels"][0]["launches"] == 2);

@@ -22,7 +22,8 @@
 namespace mgb::batch {
 namespace {
 
-constexpr const char* kUsage = R"(mgb batch --jobs FILE --out FILE [--workers N] [--socket PATH] [--label TEXT]
+constexpr const char *kUsage =
+    R"(mgb batch --jobs FILE --out FILE [--workers N] [--socket PATH] [--label TEXT]
             [--logs DIR] [--nvml-period SECONDS] [--no-nvml] [--order fifo|longest-first
             --history RUN.json[,RUN.json...]]
        mgb batch --generate --out FILE [--count N] [--ratio L:S] [--seed N] [--gpu-gib G]
@@ -63,13 +64,13 @@ void OnSignal(int) { g_stop = 1; }
 struct Args {
   std::map<std::string, std::string> values;
   bool generate = false, no_nvml = false;
-  const cli::FlagParser* flags = nullptr;
+  const cli::FlagParser *flags = nullptr;
 };
 
 struct ValuedFlag {
-  const char* name;
-  const char* value_name;
-  const char* help;
+  const char *name;
+  const char *value_name;
+  const char *help;
 };
 constexpr ValuedFlag kValued[] = {
     {"jobs", "FILE", "the job list to run"},
@@ -93,11 +94,11 @@ constexpr ValuedFlag kValued[] = {
 };
 
 // Number flag with a range check; sets error naming the flag.
-double Number(const Args& args, const std::string& flag, double fallback, double lo, double hi,
-              std::string& error) {
+double Number(const Args &args, const std::string &flag, double fallback, double lo, double hi,
+              std::string &error) {
   auto it = args.values.find(flag);
   if (it == args.values.end()) return fallback;
-  char* end = nullptr;
+  char *end = nullptr;
   double v = std::strtod(it->second.c_str(), &end);
   if (end == it->second.c_str() || *end != '\0' || v < lo || v > hi) {
     char range[64];
@@ -108,18 +109,18 @@ double Number(const Args& args, const std::string& flag, double fallback, double
   return v;
 }
 
-std::string Value(const Args& args, const std::string& flag, const std::string& fallback = "") {
+std::string Value(const Args &args, const std::string &flag, const std::string &fallback = "") {
   auto it = args.values.find(flag);
   return it == args.values.end() ? fallback : it->second;
 }
 
-bool WriteFile(const std::string& path, const std::string& text) {
+bool WriteFile(const std::string &path, const std::string &text) {
   std::ofstream out(path);
   out << text;
   return static_cast<bool>(out);
 }
 
-int Generate(const Args& args) {
+int Generate(const Args &args) {
   std::string error;
   MixSpec spec;
   spec.jobs = static_cast<int>(Number(args, "--count", 16, 1, 100000, error));
@@ -132,17 +133,19 @@ int Generate(const Args& args) {
   if (!ParseRatio(Value(args, "--ratio", "1:1"), spec.large, spec.small))
     error = "--ratio must look like L:S (e.g. 3:1), got '" + Value(args, "--ratio") + "'";
   if (args.values.count("--calibration"))
-    if (std::string e = LoadIterCosts(Value(args, "--calibration"), spec.costs); !e.empty()) error = e;
+    if (std::string e = LoadIterCosts(Value(args, "--calibration"), spec.costs); !e.empty())
+      error = e;
   if (!error.empty()) return args.flags->Fail("--generate: " + error);
   std::vector<Job> jobs = GenerateMix(spec);
   std::string out = Value(args, "--out");
-  if (!WriteFile(out, JobListToJson(jobs))) return args.flags->Fail("--out " + out + ": cannot write");
+  if (!WriteFile(out, JobListToJson(jobs)))
+    return args.flags->Fail("--out " + out + ": cannot write");
   std::cout << "wrote " << jobs.size() << " jobs (" << spec.large << ":" << spec.small
             << " large:small, seed " << spec.seed << ") to " << out << "\n";
   return 0;
 }
 
-int Run(const Args& args) {
+int Run(const Args &args) {
   std::string error;
   RunnerOptions options;
   options.workers = static_cast<int>(Number(args, "--workers", 2, 1, 4096, error));
@@ -162,7 +165,8 @@ int Run(const Args& args) {
     return args.flags->Fail("--order must be fifo or longest-first, got '" + order + "'");
   if (order == "longest-first") {
     if (!args.values.count("--history"))
-      return args.flags->Fail("--order longest-first needs --history RUN.json (an earlier run's --out)");
+      return args.flags->Fail(
+          "--order longest-first needs --history RUN.json (an earlier run's --out)");
     std::vector<std::string> paths;
     std::stringstream list_text(Value(args, "--history"));
     for (std::string path; std::getline(list_text, path, ',');)
@@ -195,7 +199,7 @@ int Run(const Args& args) {
   SamplerRecord sampled = sampler ? sampler->Stop() : SamplerRecord{};
   info.per_process_memory = sampler ? sampled.per_process_memory : "unavailable: " + info.gpu_note;
   AttachJobMemory(std::move(sampled.job_memory), &result);
-  const std::vector<GpuSample>& samples = sampled.gpu_samples;
+  const std::vector<GpuSample> &samples = sampled.gpu_samples;
 
   PrintSummaryTable(std::cout, result, info);
   if (!WriteFile(out, BatchResultToJson(result, info, samples))) {
@@ -208,18 +212,19 @@ int Run(const Args& args) {
 }  // namespace
 }  // namespace mgb::batch
 
-int RunBatchCommand(int argc, char** argv) {
+int RunBatchCommand(int argc, char **argv) {
   using namespace mgb::batch;
   Args args;
   // "mgb batch" from mgb's dispatcher, "mgb-batch" as a program of its own.
   const std::string command = std::filesystem::path(argv[0]).filename().string();
   mgb::cli::FlagParser flags(command, kUsage);
   args.flags = &flags;
-  for (const ValuedFlag& f : kValued) {
-    flags.Value(f.name, f.value_name, f.help, [&args, key = std::string("--") + f.name](const std::string& v) {
-      args.values[key] = v;
-      return std::optional<std::string>();
-    });
+  for (const ValuedFlag &f : kValued) {
+    flags.Value(f.name, f.value_name, f.help,
+                [&args, key = std::string("--") + f.name](const std::string &v) {
+                  args.values[key] = v;
+                  return std::optional<std::string>();
+                });
   }
   flags.Bool("generate", &args.generate, "write a job list instead of running one");
   flags.Bool("no-nvml", &args.no_nvml, "do not sample GPUs through NVML");

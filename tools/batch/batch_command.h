@@ -5,6 +5,6 @@
 
 // argv[0] is the subcommand's name ("batch"); returns the process exit status:
 // 0 all jobs exited 0, 1 some job crashed or failed its check, 2 bad usage or input.
-int RunBatchCommand(int argc, char** argv);
+int RunBatchCommand(int argc, char **argv);
 
 #endif  // MGB_TOOLS_BATCH_BATCH_COMMAND_H

@@ -8,7 +8,7 @@ namespace mgb::batch {
 
 using Clock = std::chrono::steady_clock;
 
-std::unique_ptr<GpuSampler> GpuSampler::Start(double period_s, std::string* why_not) {
+std::unique_ptr<GpuSampler> GpuSampler::Start(double period_s, std::string *why_not) {
   std::string error;
   std::unique_ptr<nvml::Library> nvml = nvml::Library::Open(&error);
   if (!nvml || nvml->DeviceCount() == 0) {
@@ -49,7 +49,8 @@ void GpuSampler::JobEnded(size_t job_index) {
 GpuSample GpuSampler::ReadGpus(Clock::time_point now) const {
   GpuSample sample;
   sample.t_s = std::chrono::duration<double>(now - start_).count();
-  std::string ignored;  // a failed read leaves zeros, as before: one bad reading is no reason to stop
+  std::string
+      ignored;  // a failed read leaves zeros, as before: one bad reading is no reason to stop
   for (unsigned g = 0; g < nvml_->DeviceCount(); ++g) {
     GpuReading reading;
     nvml::Utilization u;
@@ -67,14 +68,14 @@ GpuSample GpuSampler::ReadGpus(Clock::time_point now) const {
   return sample;
 }
 
-bool GpuSampler::ReadJobMemory(const std::map<pid_t, size_t>& running,
-                               std::map<pid_t, uint64_t>* bytes) {
+bool GpuSampler::ReadJobMemory(const std::map<pid_t, size_t> &running,
+                               std::map<pid_t, uint64_t> *bytes) {
   std::set<pid_t> roots;
-  for (const auto& [pid, index] : running) roots.insert(pid);
+  for (const auto &[pid, index] : running) roots.insert(pid);
   std::vector<nvml::ProcessMemory> processes;
   for (unsigned g = 0; g < nvml_->DeviceCount(); ++g) {
     if (!nvml_->ComputeProcesses(g, &processes, &listing_error_)) return false;
-    for (const nvml::ProcessMemory& p : processes) {
+    for (const nvml::ProcessMemory &p : processes) {
       const pid_t pid = static_cast<pid_t>(p.pid);
       if (pid_t root = OwningRoot(pid, roots); root != 0) {
         (*bytes)[root] += p.used_bytes;
@@ -105,7 +106,8 @@ void GpuSampler::Loop() {
     record_.gpu_samples.push_back(std::move(sample));
     if (listed) {
       const double t_s = std::chrono::duration<double>(now - *batch_start).count();
-      for (const auto& [pid, index] : running) record_.job_memory[index].push_back({t_s, bytes[pid]});
+      for (const auto &[pid, index] : running)
+        record_.job_memory[index].push_back({t_s, bytes[pid]});
     }
     wake_.wait_for(lock, std::chrono::duration<double>(period_s_), [this] { return stopping_; });
   }
@@ -125,16 +127,19 @@ SamplerRecord GpuSampler::Stop() {
     record.per_process_memory = "unavailable: " + listing_error_;
   } else if (listed_once_ && !job_listed_ && !outsider_.empty()) {
     // MPS: clients' memory is charged to the server, which is the only process NVML lists.
-    record.per_process_memory = "unavailable: NVML listed GPU processes while jobs ran, but none "
-                                "of the jobs' (e.g. " + outsider_ + "); under MPS NVML may list "
-                                "only the MPS server, not its clients";
+    record.per_process_memory =
+        "unavailable: NVML listed GPU processes while jobs ran, but none "
+        "of the jobs' (e.g. " +
+        outsider_ +
+        "); under MPS NVML may list "
+        "only the MPS server, not its clients";
   }
   if (!record.per_process_memory.empty()) record.job_memory.clear();
   return record;
 }
 
-void AttachJobMemory(std::map<size_t, std::vector<MemorySample>> job_memory, BatchResult* result) {
-  for (auto& [index, series] : job_memory) {
+void AttachJobMemory(std::map<size_t, std::vector<MemorySample>> job_memory, BatchResult *result) {
+  for (auto &[index, series] : job_memory) {
     if (index >= result->records.size()) continue;
     result->records[index].memory_sampled = true;
     result->records[index].memory_samples = std::move(series);

@@ -43,7 +43,7 @@ struct SamplerRecord {
 class GpuSampler final : public JobWatcher {
  public:
   // Starts sampling every period_s on a thread; nullptr (with *why_not set) when NVML is absent.
-  static std::unique_ptr<GpuSampler> Start(double period_s, std::string* why_not);
+  static std::unique_ptr<GpuSampler> Start(double period_s, std::string *why_not);
   ~GpuSampler() override;
   // Stops the thread and returns everything sampled (the first call; later calls return nothing).
   SamplerRecord Stop();
@@ -52,15 +52,15 @@ class GpuSampler final : public JobWatcher {
   void JobStarted(size_t job_index, pid_t pid) override;
   void JobEnded(size_t job_index) override;
 
-  GpuSampler(const GpuSampler&) = delete;
-  GpuSampler& operator=(const GpuSampler&) = delete;
+  GpuSampler(const GpuSampler &) = delete;
+  GpuSampler &operator=(const GpuSampler &) = delete;
 
  private:
   GpuSampler(std::unique_ptr<nvml::Library> nvml, double period_s);
   void Loop();
   GpuSample ReadGpus(std::chrono::steady_clock::time_point now) const;
   // Bytes per running job's root pid; false when NVML could not list processes.
-  bool ReadJobMemory(const std::map<pid_t, size_t>& running, std::map<pid_t, uint64_t>* bytes);
+  bool ReadJobMemory(const std::map<pid_t, size_t> &running, std::map<pid_t, uint64_t> *bytes);
 
   std::unique_ptr<nvml::Library> nvml_;
   double period_s_;
@@ -75,14 +75,14 @@ class GpuSampler final : public JobWatcher {
   SamplerRecord record_;
   // Whether per-process memory is available: written by the sampling thread, read by Stop after
   // the thread has ended.
-  bool listed_once_ = false;    // a process listing succeeded while jobs ran
-  std::string listing_error_;   // the last failed listing's error
-  bool job_listed_ = false;     // NVML listed a process of some job
-  std::string outsider_;        // a listed process no job owns, e.g. "pid 812 (nvidia-cuda-mps-server)"
+  bool listed_once_ = false;   // a process listing succeeded while jobs ran
+  std::string listing_error_;  // the last failed listing's error
+  bool job_listed_ = false;    // NVML listed a process of some job
+  std::string outsider_;  // a listed process no job owns, e.g. "pid 812 (nvidia-cuda-mps-server)"
 };
 
 // Moves each job's series into its record (memory_sampled set): what the JSON writer reads.
-void AttachJobMemory(std::map<size_t, std::vector<MemorySample>> job_memory, BatchResult* result);
+void AttachJobMemory(std::map<size_t, std::vector<MemorySample>> job_memory, BatchResult *result);
 
 }  // namespace mgb::batch
 

@@ -12,11 +12,11 @@ namespace {
 using nlohmann::json;
 
 // Reads one job; returns an error naming the field (relative to "jobs[i]") or "".
-std::string ParseJob(const json& j, Job& job) {
+std::string ParseJob(const json &j, Job &job) {
   if (!j.is_object()) return ": must be an object";
   for (auto it = j.begin(); it != j.end(); ++it) {
-    static const std::set<std::string> known = {"name", "argv", "memory_bytes", "arrival_s",
-                                                "workload", "gb"};
+    static const std::set<std::string> known = {"name",      "argv",     "memory_bytes",
+                                                "arrival_s", "workload", "gb"};
     if (!known.count(it.key())) return "." + it.key() + ": unknown field";
   }
   if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty())
@@ -25,19 +25,19 @@ std::string ParseJob(const json& j, Job& job) {
   if (!j.contains("argv") || !j["argv"].is_array() || j["argv"].empty())
     return ".argv: must be a non-empty array of strings";
   for (size_t i = 0; i < j["argv"].size(); ++i) {
-    const json& a = j["argv"][i];
+    const json &a = j["argv"][i];
     if (!a.is_string()) return ".argv[" + std::to_string(i) + "]: must be a string";
     job.argv.push_back(a.get<std::string>());
   }
   if (job.argv[0].empty()) return ".argv[0]: the program must not be empty";
   if (j.contains("memory_bytes")) {
-    const json& m = j["memory_bytes"];
+    const json &m = j["memory_bytes"];
     if (!m.is_number_unsigned() && !(m.is_number_integer() && m.get<int64_t>() >= 0))
       return ".memory_bytes: must be a non-negative integer";
     job.memory_bytes = m.get<uint64_t>();
   }
   if (j.contains("arrival_s")) {
-    const json& a = j["arrival_s"];
+    const json &a = j["arrival_s"];
     if (!a.is_number() || a.get<double>() < 0) return ".arrival_s: must be a number >= 0";
     job.arrival_s = a.get<double>();
   }
@@ -54,12 +54,12 @@ std::string ParseJob(const json& j, Job& job) {
 
 }  // namespace
 
-JobListResult ParseJobList(const std::string& text, const std::string& source) {
+JobListResult ParseJobList(const std::string &text, const std::string &source) {
   JobListResult result;
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::parse_error &e) {
     result.error = source + ": not valid JSON: " + e.what();
     return result;
   }
@@ -71,7 +71,8 @@ JobListResult ParseJobList(const std::string& text, const std::string& source) {
   for (size_t i = 0; i < doc["jobs"].size(); ++i) {
     Job job;
     std::string error = ParseJob(doc["jobs"][i], job);
-    if (error.empty() && !names.insert(job.name).second) error = ".name: duplicate name '" + job.name + "'";
+    if (error.empty() && !names.insert(job.name).second)
+      error = ".name: duplicate name '" + job.name + "'";
     if (!error.empty()) {
       result.error = source + ": jobs[" + std::to_string(i) + "]" + error;
       result.jobs.clear();
@@ -83,7 +84,7 @@ JobListResult ParseJobList(const std::string& text, const std::string& source) {
   return result;
 }
 
-JobListResult LoadJobList(const std::string& path) {
+JobListResult LoadJobList(const std::string &path) {
   std::ifstream in(path);
   if (!in) {
     JobListResult result;
@@ -95,10 +96,12 @@ JobListResult LoadJobList(const std::string& path) {
   return ParseJobList(text.str(), path);
 }
 
-std::string JobListToJson(const std::vector<Job>& jobs) {
+std::string JobListToJson(const std::vector<Job> &jobs) {
   json list = json::array();
-  for (const Job& job : jobs) {
-    json j = {{"name", job.name}, {"argv", job.argv}, {"memory_bytes", job.memory_bytes},
+  for (const Job &job : jobs) {
+    json j = {{"name", job.name},
+              {"argv", job.argv},
+              {"memory_bytes", job.memory_bytes},
               {"arrival_s", job.arrival_s}};
     if (!job.workload.empty()) j["workload"] = job.workload;
     if (job.gb > 0) j["gb"] = job.gb;

@@ -24,10 +24,10 @@ struct JobListResult {
 };
 
 // Parses and validates a job list; `source` names the file in error messages.
-JobListResult ParseJobList(const std::string& text, const std::string& source);
-JobListResult LoadJobList(const std::string& path);
+JobListResult ParseJobList(const std::string &text, const std::string &source);
+JobListResult LoadJobList(const std::string &path);
 
-std::string JobListToJson(const std::vector<Job>& jobs);
+std::string JobListToJson(const std::vector<Job> &jobs);
 
 }  // namespace mgb::batch
 

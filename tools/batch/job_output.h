@@ -25,7 +25,7 @@ struct JobOutput {
 };
 
 // Scans the job's stdout and stderr text.
-JobOutput ParseJobOutput(const std::string& stdout_text, const std::string& stderr_text);
+JobOutput ParseJobOutput(const std::string &stdout_text, const std::string &stderr_text);
 
 }  // namespace mgb::batch
 

@@ -29,13 +29,13 @@ struct IterCost {
 
 struct MixSpec {
   int jobs = 16;
-  int large = 1, small = 1;      // large:small ratio
+  int large = 1, small = 1;  // large:small ratio
   uint64_t seed = 1;
-  double gpu_gib = 140;          // memory of one GPU
+  double gpu_gib = 140;                       // memory of one GPU
   double small_min = 0.06, small_max = 0.25;  // fractions of gpu_gib
   double large_min = 0.26, large_max = 0.70;
-  double max_gib = 100;          // no job above this footprint
-  double target_seconds = 30;    // solo run time each job is sized for
+  double max_gib = 100;        // no job above this footprint
+  double target_seconds = 30;  // solo run time each job is sized for
   // Share of that time in kernels; the rest is host phases (input, then --snapshots), as in jobs
   // that read inputs and write results. 1 = kernels only (no snapshots, iters fill the target).
   double gpu_fraction = 1.0;
@@ -44,7 +44,7 @@ struct MixSpec {
 };
 
 // The six workloads (binary names in bin_dir).
-const std::vector<std::string>& WorkloadNames();
+const std::vector<std::string> &WorkloadNames();
 
 // Rough per-iteration costs from bandwidth/FLOP estimates, used until scripts/gpu/workloads.sh
 // has measured them (a calibration file replaces them).
@@ -52,10 +52,10 @@ std::map<std::string, IterCost> DefaultIterCosts();
 
 // Reads {"<workload>": {"per_iter_s": x, "per_iter_per_gib_s": y, and optionally "input_s",
 // "input_s_per_gib", "snapshot_s", "snapshot_s_per_gib"}, ...}; "" on success.
-std::string LoadIterCosts(const std::string& path, std::map<std::string, IterCost>& costs);
+std::string LoadIterCosts(const std::string &path, std::map<std::string, IterCost> &costs);
 
 // Parses "L:S" (e.g. "3:1"); false when malformed.
-bool ParseRatio(const std::string& text, int& large, int& small);
+bool ParseRatio(const std::string &text, int &large, int &small);
 
 // --iters and --snapshots for one job of `gb` GiB: kernels fill gpu_fraction of the target
 // time; snapshots fill what the input phase leaves of the rest (none at gpu_fraction 1, or when
@@ -64,9 +64,9 @@ struct Sizing {
   long iters = 1;
   long snapshots = 0;
 };
-Sizing SizeJob(const IterCost& cost, double gb, const MixSpec& spec);
+Sizing SizeJob(const IterCost &cost, double gb, const MixSpec &spec);
 
-std::vector<Job> GenerateMix(const MixSpec& spec);
+std::vector<Job> GenerateMix(const MixSpec &spec);
 
 }  // namespace mgb::batch
 

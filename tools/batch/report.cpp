@@ -6,13 +6,13 @@
 
 namespace mgb::batch {
 
-Summary Summarize(const BatchResult& result) {
+Summary Summarize(const BatchResult &result) {
   Summary s;
   s.jobs = static_cast<int>(result.records.size());
   s.makespan_s = result.makespan_s;
   int finished = 0, started = 0;
   double turnaround = 0, wait = 0;
-  for (const JobRecord& r : result.records) {
+  for (const JobRecord &r : result.records) {
     if (r.started_s < 0) {
       ++s.not_run;
       continue;
@@ -34,14 +34,14 @@ Summary Summarize(const BatchResult& result) {
   return s;
 }
 
-std::string BatchResultToJson(const BatchResult& result, const RunInfo& info,
-                              const std::vector<GpuSample>& gpu_samples) {
+std::string BatchResultToJson(const BatchResult &result, const RunInfo &info,
+                              const std::vector<GpuSample> &gpu_samples) {
   using nlohmann::json;
   Summary s = Summarize(result);
   json jobs = json::array();
-  for (const JobRecord& r : result.records) {
+  for (const JobRecord &r : result.records) {
     json kernels = json::array();
-    for (const KernelTime& k : r.kernels)
+    for (const KernelTime &k : r.kernels)
       kernels.push_back({{"name", k.name}, {"ms", k.ms}, {"launches", k.launches}});
     json j = {{"name", r.job.name},
               {"argv", r.job.argv},
@@ -65,18 +65,21 @@ std::string BatchResultToJson(const BatchResult& result, const RunInfo& info,
     if (r.waits_reported) j["mgb_wait_ms"] = {{"begin", r.wait_begin_ms}, {"grow", r.wait_grow_ms}};
     if (r.memory_sampled) {
       json memory = json::array();
-      for (const MemorySample& m : r.memory_samples) memory.push_back(json::array({m.t_s, m.bytes}));
+      for (const MemorySample &m : r.memory_samples)
+        memory.push_back(json::array({m.t_s, m.bytes}));
       j["memory_samples"] = std::move(memory);
       j["peak_memory_bytes"] = r.PeakMemoryBytes();
     }
     jobs.push_back(j);
   }
   json samples = json::array();
-  for (const GpuSample& g : gpu_samples) {
+  for (const GpuSample &g : gpu_samples) {
     json gpus = json::array();
-    for (const GpuReading& r : g.gpus)
-      gpus.push_back({{"util", r.util_percent}, {"mem_util", r.mem_util_percent},
-                      {"mem_used", r.mem_used_bytes}, {"mem_total", r.mem_total_bytes}});
+    for (const GpuReading &r : g.gpus)
+      gpus.push_back({{"util", r.util_percent},
+                      {"mem_util", r.mem_util_percent},
+                      {"mem_used", r.mem_used_bytes},
+                      {"mem_total", r.mem_total_bytes}});
     samples.push_back({{"t_s", g.t_s}, {"gpus", gpus}});
   }
   json doc = {{"label", info.label},
@@ -104,11 +107,13 @@ std::string BatchResultToJson(const BatchResult& result, const RunInfo& info,
   return doc.dump(2) + "\n";
 }
 
-void PrintSummaryTable(std::ostream& out, const BatchResult& result, const RunInfo& info) {
+void PrintSummaryTable(std::ostream &out, const BatchResult &result, const RunInfo &info) {
   char line[256];
   out << "job                              start      end      run  exit  oom  result  kernel_ms\n";
-  for (const JobRecord& r : result.records) {
-    std::string exit = r.started_s < 0 ? "-" : r.signal ? "sig" + std::to_string(r.signal) : std::to_string(r.exit_code);
+  for (const JobRecord &r : result.records) {
+    std::string exit = r.started_s < 0 ? "-"
+                       : r.signal      ? "sig" + std::to_string(r.signal)
+                                       : std::to_string(r.exit_code);
     std::snprintf(line, sizeof(line), "%-30.30s %7.1f %8.1f %8.1f %5s %4s %7s %10.1f\n",
                   r.job.name.c_str(), r.started_s, r.ended_s,
                   r.Finished() ? r.ended_s - r.started_s : 0.0, exit.c_str(), r.oom ? "yes" : "-",

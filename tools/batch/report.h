@@ -14,10 +14,10 @@ namespace mgb::batch {
 
 struct Summary {
   int jobs = 0;
-  int succeeded = 0;   // exited 0
-  int crashed = 0;     // started and did not exit 0
-  int oom = 0;         // crashed of out-of-memory
-  int not_run = 0;     // never started (interrupted batch)
+  int succeeded = 0;     // exited 0
+  int crashed = 0;       // started and did not exit 0
+  int oom = 0;           // crashed of out-of-memory
+  int not_run = 0;       // never started (interrupted batch)
   int check_failed = 0;  // printed MGB_RESULT FAIL
   double makespan_s = 0;
   double throughput_jobs_per_hour = 0;  // succeeded jobs per hour of makespan
@@ -31,15 +31,15 @@ struct RunInfo {
   std::string jobs_file;
   std::string socket;
   int workers = 0;
-  std::string order = "fifo";  // or "longest-first" (from --history)
-  std::string gpu_note;  // why there are no GPU samples, if there are none
+  std::string order = "fifo";      // or "longest-first" (from --history)
+  std::string gpu_note;            // why there are no GPU samples, if there are none
   std::string per_process_memory;  // why jobs have no memory_samples ("unavailable: ..."), if so
 };
 
-Summary Summarize(const BatchResult& result);
-std::string BatchResultToJson(const BatchResult& result, const RunInfo& info,
-                              const std::vector<GpuSample>& gpu_samples);
-void PrintSummaryTable(std::ostream& out, const BatchResult& result, const RunInfo& info);
+Summary Summarize(const BatchResult &result);
+std::string BatchResultToJson(const BatchResult &result, const RunInfo &info,
+                              const std::vector<GpuSample> &gpu_samples);
+void PrintSummaryTable(std::ostream &out, const BatchResult &result, const RunInfo &info);
 
 }  // namespace mgb::batch
 

@@ -8,36 +8,36 @@
 
 namespace mgb::batch {
 
-std::string CommandLine(const Job& job) {
+std::string CommandLine(const Job &job) {
   std::string line;
-  for (const std::string& a : job.argv) line += (line.empty() ? "" : " ") + a;
+  for (const std::string &a : job.argv) line += (line.empty() ? "" : " ") + a;
   return line;
 }
 
-RunHistory ParseRunHistory(const std::string& text, const std::string& source, RunHistory history) {
+RunHistory ParseRunHistory(const std::string &text, const std::string &source, RunHistory history) {
   using nlohmann::json;
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array()) {
     history.error = source + ": not the JSON of an `mgb batch --out` run (no \"jobs\" array)";
     return history;
   }
-  const json& jobs = doc["jobs"];
+  const json &jobs = doc["jobs"];
   for (size_t i = 0; i < jobs.size(); ++i) {
-    const json& j = jobs[i];
+    const json &j = jobs[i];
     const std::string where = source + ": jobs[" + std::to_string(i) + "]";
     if (!j.is_object() || !j.contains("argv") || !j["argv"].is_array()) {
       history.error = where + ".argv: missing or not an array";
       return history;
     }
     Job job;
-    for (const json& a : j["argv"]) {
+    for (const json &a : j["argv"]) {
       if (!a.is_string()) {
         history.error = where + ".argv: every element must be a string";
         return history;
       }
       job.argv.push_back(a.get<std::string>());
     }
-    for (const char* field : {"run_s", "exit_code"}) {
+    for (const char *field : {"run_s", "exit_code"}) {
       if (!j.contains(field) || !j[field].is_number()) {
         history.error = where + "." + field + ": missing or not a number";
         return history;
@@ -50,9 +50,9 @@ RunHistory ParseRunHistory(const std::string& text, const std::string& source, R
   return history;
 }
 
-RunHistory LoadRunHistory(const std::vector<std::string>& paths) {
+RunHistory LoadRunHistory(const std::vector<std::string> &paths) {
   RunHistory history;
-  for (const std::string& path : paths) {
+  for (const std::string &path : paths) {
     std::ifstream in(path);
     if (!in) {
       history.error = path + ": cannot read";
@@ -66,9 +66,9 @@ RunHistory LoadRunHistory(const std::vector<std::string>& paths) {
   return history;
 }
 
-std::vector<double> ExpectedRunTimes(const std::vector<Job>& jobs, const RunHistory& history) {
+std::vector<double> ExpectedRunTimes(const std::vector<Job> &jobs, const RunHistory &history) {
   std::vector<double> expected;
-  for (const Job& job : jobs) {
+  for (const Job &job : jobs) {
     auto it = history.run_s.find(CommandLine(job));
     if (it == history.run_s.end() || it->second.empty()) {
       expected.push_back(-1);

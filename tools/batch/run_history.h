@@ -19,14 +19,14 @@ struct RunHistory {
   bool ok() const { return error.empty(); }
 };
 
-std::string CommandLine(const Job& job);
+std::string CommandLine(const Job &job);
 
 // Reads the JSON files that `mgb batch --out` wrote. A crashed or unfinished job adds nothing.
-RunHistory LoadRunHistory(const std::vector<std::string>& paths);
-RunHistory ParseRunHistory(const std::string& text, const std::string& source, RunHistory history);
+RunHistory LoadRunHistory(const std::vector<std::string> &paths);
+RunHistory ParseRunHistory(const std::string &text, const std::string &source, RunHistory history);
 
 // Each job's expected run time: the median of its recorded runs, or -1 when never seen.
-std::vector<double> ExpectedRunTimes(const std::vector<Job>& jobs, const RunHistory& history);
+std::vector<double> ExpectedRunTimes(const std::vector<Job> &jobs, const RunHistory &history);
 
 }  // namespace mgb::batch
 

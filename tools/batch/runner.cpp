@@ -24,7 +24,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string ReadFile(const std::string& path) {
+std::string ReadFile(const std::string &path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -32,15 +32,15 @@ std::string ReadFile(const std::string& path) {
 }
 
 // A file-system-safe version of a job name for its log files.
-std::string LogStem(const std::string& name) {
+std::string LogStem(const std::string &name) {
   std::string stem = name;
-  for (char& c : stem)
+  for (char &c : stem)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
   return stem;
 }
 
 // errno as words, for the child between fork and exec (strerror is not async-signal-safe).
-const char* ErrnoText(int error) {
+const char *ErrnoText(int error) {
   switch (error) {
     case ENOENT: return "No such file or directory";
     case EACCES: return "Permission denied";
@@ -56,11 +56,11 @@ const char* ErrnoText(int error) {
 }
 
 // Starts the job in its own process group (so a stop can kill its whole tree).
-pid_t Launch(JobRecord& r, const RunnerOptions& options) {
+pid_t Launch(JobRecord &r, const RunnerOptions &options) {
   r.stdout_path = options.log_dir + "/" + LogStem(r.job.name) + ".out";
   r.stderr_path = options.log_dir + "/" + LogStem(r.job.name) + ".err";
-  std::vector<char*> argv;
-  for (std::string& a : r.job.argv) argv.push_back(a.data());
+  std::vector<char *> argv;
+  for (std::string &a : r.job.argv) argv.push_back(a.data());
   argv.push_back(nullptr);
   const std::string program = r.job.argv.empty() ? std::string() : ResolveProgram(r.job.argv[0]);
   pid_t pid = fork();
@@ -75,16 +75,16 @@ pid_t Launch(JobRecord& r, const RunnerOptions& options) {
   close(out);
   close(err);
   execv(program.c_str(), argv.data());
-  const char* parts[] = {"mgb batch: cannot run '", argv[0] != nullptr ? argv[0] : "", "': ",
-                         ErrnoText(errno), "\n"};
-  for (const char* part : parts) {
+  const char *parts[] = {"mgb batch: cannot run '", argv[0] != nullptr ? argv[0] : "",
+                         "': ", ErrnoText(errno), "\n"};
+  for (const char *part : parts) {
     ssize_t ignored = write(STDERR_FILENO, part, strlen(part));
     (void)ignored;
   }
   _exit(127);
 }
 
-void Complete(JobRecord& r, int status, double now) {
+void Complete(JobRecord &r, int status, double now) {
   r.ended_s = now;
   if (WIFEXITED(status)) {
     r.exit_code = WEXITSTATUS(status);
@@ -101,7 +101,7 @@ void Complete(JobRecord& r, int status, double now) {
   r.oom = r.crashed && output.mentions_oom;
 }
 
-void Report(const RunnerOptions& options, double now, const std::string& text) {
+void Report(const RunnerOptions &options, double now, const std::string &text) {
   if (!options.progress) return;
   char stamp[32];
   std::snprintf(stamp, sizeof(stamp), "[%8.1fs] ", now);
@@ -112,19 +112,19 @@ void Report(const RunnerOptions& options, double now, const std::string& text) {
 
 double JobRecord::KernelMs() const {
   double total = 0;
-  for (const KernelTime& k : kernels) total += k.ms;
+  for (const KernelTime &k : kernels) total += k.ms;
   return total;
 }
 
 uint64_t JobRecord::PeakMemoryBytes() const {
   uint64_t peak = 0;
-  for (const MemorySample& m : memory_samples) peak = std::max(peak, m.bytes);
+  for (const MemorySample &m : memory_samples) peak = std::max(peak, m.bytes);
   return peak;
 }
 
-BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options) {
+BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options) {
   BatchResult result;
-  for (const Job& job : jobs) {
+  for (const Job &job : jobs) {
     JobRecord r;
     r.job = job;
     r.queued_s = job.arrival_s;
@@ -165,8 +165,8 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
   while (!queue.empty() || !running.empty()) {
     if (options.stop && *options.stop) {
       result.interrupted = true;
-      for (auto& [pid, index] : running) kill(-pid, SIGTERM);
-      for (auto& [pid, index] : running) {
+      for (auto &[pid, index] : running) kill(-pid, SIGTERM);
+      for (auto &[pid, index] : running) {
         int status = 0;
         waitpid(pid, &status, 0);
         if (options.watcher) options.watcher->JobEnded(index);
@@ -181,7 +181,7 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
       if (position == queue.size()) break;
       const size_t index = queue[position];
       queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(position));
-      JobRecord& r = result.records[index];
+      JobRecord &r = result.records[index];
       r.started_s = elapsed();
       pid_t pid = Launch(r, options);
       ++started;
@@ -197,8 +197,9 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
       running.emplace_back(pid, index);
       if (options.watcher) options.watcher->JobStarted(index, pid);
       Report(options, r.started_s,
-             "start " + r.job.name + " (" + std::to_string(started) + "/" + std::to_string(jobs.size()) +
-                 " started, " + std::to_string(running.size()) + " running)");
+             "start " + r.job.name + " (" + std::to_string(started) + "/" +
+                 std::to_string(jobs.size()) + " started, " + std::to_string(running.size()) +
+                 " running)");
     }
     for (size_t i = 0; i < running.size();) {
       int status = 0;
@@ -207,14 +208,15 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
         ++i;
         continue;
       }
-      JobRecord& r = result.records[running[i].second];
+      JobRecord &r = result.records[running[i].second];
       if (options.watcher) options.watcher->JobEnded(running[i].second);
       Complete(r, status, elapsed());
       running.erase(running.begin() + i);
       ++done;
       crashed += r.crashed;
       char line[256];
-      std::snprintf(line, sizeof(line), "end %s %s%s %.1fs (%zu/%zu done, %zu crashed, %zu running)",
+      std::snprintf(line, sizeof(line),
+                    "end %s %s%s %.1fs (%zu/%zu done, %zu crashed, %zu running)",
                     r.job.name.c_str(),
                     r.signal ? ("signal=" + std::to_string(r.signal)).c_str()
                              : ("exit=" + std::to_string(r.exit_code)).c_str(),
@@ -224,7 +226,8 @@ BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options)
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(options.poll_s));
   }
-  for (const JobRecord& r : result.records) result.makespan_s = std::max(result.makespan_s, r.ended_s);
+  for (const JobRecord &r : result.records)
+    result.makespan_s = std::max(result.makespan_s, r.ended_s);
   return result;
 }
 

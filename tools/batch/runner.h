@@ -32,12 +32,12 @@ class JobWatcher {
 
 struct RunnerOptions {
   int workers = 2;
-  std::string socket;    // exported to jobs as MGB_SOCKET when not empty
-  std::string log_dir;   // <log_dir>/<job>.out and .err; must exist
-  double poll_s = 0.02;  // how often finished children are looked for
-  std::ostream* progress = nullptr;                // one line per start/end when set
-  const volatile std::sig_atomic_t* stop = nullptr;  // when it turns non-zero: kill jobs, return
-  JobWatcher* watcher = nullptr;                    // told of starts and ends when set
+  std::string socket;                // exported to jobs as MGB_SOCKET when not empty
+  std::string log_dir;               // <log_dir>/<job>.out and .err; must exist
+  double poll_s = 0.02;              // how often finished children are looked for
+  std::ostream *progress = nullptr;  // one line per start/end when set
+  const volatile std::sig_atomic_t *stop = nullptr;  // when it turns non-zero: kill jobs, return
+  JobWatcher *watcher = nullptr;                     // told of starts and ends when set
   // One expected run time per job (seconds, -1 = unknown): when given, the arrived job expected
   // to run longest starts first, unknown ones before known ones; empty: FIFO.
   std::vector<double> expected_s;
@@ -54,11 +54,11 @@ struct JobRecord {
   double queued_s = 0;    // all times: seconds since the batch started
   double started_s = -1;  // -1: never started
   double ended_s = -1;
-  int exit_code = -1;     // when it exited
-  int signal = 0;         // when a signal killed it
-  bool crashed = false;   // did not exit 0
-  bool oom = false;       // crashed, and its output says "out of memory"
-  std::string result;     // its MGB_RESULT verdict, if any
+  int exit_code = -1;    // when it exited
+  int signal = 0;        // when a signal killed it
+  bool crashed = false;  // did not exit 0
+  bool oom = false;      // crashed, and its output says "out of memory"
+  std::string result;    // its MGB_RESULT verdict, if any
   std::vector<KernelTime> kernels;
   bool waits_reported = false;  // libmgb printed MGB_WAIT_MS: time blocked on mgbd, in ms
   double wait_begin_ms = 0, wait_grow_ms = 0;
@@ -77,7 +77,7 @@ struct BatchResult {
   bool interrupted = false;
 };
 
-BatchResult RunBatch(const std::vector<Job>& jobs, const RunnerOptions& options);
+BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options);
 
 }  // namespace mgb::batch
 

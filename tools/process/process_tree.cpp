@@ -5,11 +5,12 @@
 
 namespace mgb::batch {
 
-bool ReadProcStat(pid_t pid, ProcStat* out, const std::string& proc_root) {
+bool ReadProcStat(pid_t pid, ProcStat *out, const std::string &proc_root) {
   std::ifstream in(proc_root + "/" + std::to_string(pid) + "/stat");
   std::string line;
   if (!std::getline(in, line)) return false;
-  // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split at the last ')'.
+  // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split at the last
+  // ')'.
   const size_t open = line.find('('), close = line.rfind(')');
   if (open == std::string::npos || close == std::string::npos || close < open) return false;
   std::istringstream rest(line.substr(close + 1));
@@ -21,7 +22,7 @@ bool ReadProcStat(pid_t pid, ProcStat* out, const std::string& proc_root) {
   return true;
 }
 
-pid_t OwningRoot(pid_t pid, const std::set<pid_t>& roots) {
+pid_t OwningRoot(pid_t pid, const std::set<pid_t> &roots) {
   pid_t group = 0;
   // Bounded walk: guards against a cycle seen through pids reused mid-walk.
   for (int depth = 0; depth < 64 && pid > 1; ++depth) {

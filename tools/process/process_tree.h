@@ -18,12 +18,12 @@ struct ProcStat {
 
 // Reads PROC_ROOT/<pid>/stat (tests pass a fake /proc); false when the process is gone or the file
 // is unreadable.
-bool ReadProcStat(pid_t pid, ProcStat* out, const std::string& proc_root = "/proc");
+bool ReadProcStat(pid_t pid, ProcStat *out, const std::string &proc_root = "/proc");
 
 // The member of `roots` that is `pid` or one of its ancestors; failing that, the one that leads
 // pid's process group (the runner starts each job in its own group, which survives a wrapper
 // dying and its child being reparented to init). 0 when none.
-pid_t OwningRoot(pid_t pid, const std::set<pid_t>& roots);
+pid_t OwningRoot(pid_t pid, const std::set<pid_t> &roots);
 
 }  // namespace mgb::batch
 

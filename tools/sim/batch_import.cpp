@@ -9,7 +9,7 @@
 
 namespace mgb::sim {
 
-RecordedRun RecordedRunFromJson(const nlohmann::json& json, const std::string& source) {
+RecordedRun RecordedRunFromJson(const nlohmann::json &json, const std::string &source) {
   const Field root(json, source, "");
   RecordedRun run;
   run.source = source;
@@ -25,7 +25,8 @@ RecordedRun RecordedRunFromJson(const nlohmann::json& json, const std::string& s
     job.started_s = j["started_s"].Number();
     job.ended_s = j["ended_s"].Number();
     job.kernel_ms = j.Has("kernel_ms") ? j["kernel_ms"].NumberAtLeast(0) : 0.0;
-    job.crashed = j.Has("crashed") && j["crashed"].value().is_boolean() && j["crashed"].value().get<bool>();
+    job.crashed =
+        j.Has("crashed") && j["crashed"].value().is_boolean() && j["crashed"].value().get<bool>();
     if (job.ended_s >= 0 && job.ended_s < job.started_s) j["ended_s"].Fail("is before started_s");
     if (j.Has("memory_samples")) {
       const Field samples = j["memory_samples"];
@@ -48,11 +49,12 @@ RecordedRun RecordedRunFromJson(const nlohmann::json& json, const std::string& s
   if (root.Has("summary") && root["summary"].Has("makespan_s")) {
     run.makespan_s = root["summary"]["makespan_s"].NumberAtLeast(0);
   }
-  if (run.makespan_s <= 0) throw InputError(source + ": summary.makespan_s: no makespan (no job finished)");
+  if (run.makespan_s <= 0)
+    throw InputError(source + ": summary.makespan_s: no makespan (no job finished)");
   return run;
 }
 
-RecordedRun ReadRecordedRun(const std::string& path) {
+RecordedRun ReadRecordedRun(const std::string &path) {
   return RecordedRunFromJson(ParseJsonFile(path), path);
 }
 
@@ -60,11 +62,11 @@ namespace {
 
 // The observed memory as steps over the task's progress, less one CUDA context, equal neighbours
 // merged; empty when nothing beyond the context was observed.
-std::vector<MemoryStep> ObservedMemorySteps(const RecordedJob& r, uint64_t context_bytes) {
+std::vector<MemoryStep> ObservedMemorySteps(const RecordedJob &r, uint64_t context_bytes) {
   std::vector<MemoryStep> steps;
   if (r.peak_memory_bytes <= context_bytes) return steps;
   const double run_s = r.ended_s - r.started_s;
-  for (const auto& [t_s, bytes] : r.memory_samples) {
+  for (const auto &[t_s, bytes] : r.memory_samples) {
     const MemoryStep step{std::clamp((t_s - r.started_s) / run_s, 0.0, 1.0),
                           bytes > context_bytes ? bytes - context_bytes : 0};
     if (steps.empty() || steps.back().bytes != step.bytes) steps.push_back(step);
@@ -75,21 +77,23 @@ std::vector<MemoryStep> ObservedMemorySteps(const RecordedJob& r, uint64_t conte
 
 }  // namespace
 
-Trace ProfilesFromSoloRun(const RecordedRun& run, uint64_t context_bytes) {
+Trace ProfilesFromSoloRun(const RecordedRun &run, uint64_t context_bytes) {
   Trace trace;
   trace.comment = "solo runs of " + run.source + " (mgb simulate --from-batch)";
   std::unordered_map<std::string, size_t> seen;
   for (size_t i = 0; i < run.jobs.size(); ++i) {
-    const RecordedJob& r = run.jobs[i];
+    const RecordedJob &r = run.jobs[i];
     const std::string where = run.source + ": jobs[" + std::to_string(i) + "] (\"" + r.name + "\")";
     if (!seen.emplace(r.name, i).second) throw InputError(where + ".name: duplicate job name");
-    if (r.started_s < 0 || r.ended_s < 0) throw InputError(where + ": never finished, no solo time");
+    if (r.started_s < 0 || r.ended_s < 0)
+      throw InputError(where + ": never finished, no solo time");
     if (r.crashed) throw InputError(where + ".crashed: a crashed run is no solo profile");
     const double run_s = r.ended_s - r.started_s;
     if (run_s <= 0) throw InputError(where + ".ended_s: the job ran for no time");
     std::vector<MemoryStep> observed = ObservedMemorySteps(r, context_bytes);
     if (observed.empty() && r.memory_bytes == 0) {
-      throw InputError(where + ".memory_bytes: 0 (unknown) and no memory_samples beyond a CUDA "
+      throw InputError(where +
+                       ".memory_bytes: 0 (unknown) and no memory_samples beyond a CUDA "
                        "context; the simulator needs each job's memory: give memory_bytes in the "
                        "job list");
     }
@@ -113,8 +117,8 @@ Trace ProfilesFromSoloRun(const RecordedRun& run, uint64_t context_bytes) {
 
 namespace {
 
-const JobProfile& ProfileOf(const RecordedRun& run, size_t i,
-                            const std::unordered_map<std::string, const JobProfile*>& by_name) {
+const JobProfile &ProfileOf(const RecordedRun &run, size_t i,
+                            const std::unordered_map<std::string, const JobProfile *> &by_name) {
   auto it = by_name.find(run.jobs[i].name);
   if (it == by_name.end()) {
     throw InputError(run.source + ": jobs[" + std::to_string(i) + "].name: \"" + run.jobs[i].name +
@@ -123,30 +127,33 @@ const JobProfile& ProfileOf(const RecordedRun& run, size_t i,
   return *it->second;
 }
 
-std::unordered_map<std::string, const JobProfile*> ByName(const Trace& profiles) {
-  std::unordered_map<std::string, const JobProfile*> by_name;
-  for (const JobProfile& p : profiles.jobs) by_name.emplace(p.name, &p);
+std::unordered_map<std::string, const JobProfile *> ByName(const Trace &profiles) {
+  std::unordered_map<std::string, const JobProfile *> by_name;
+  for (const JobProfile &p : profiles.jobs) by_name.emplace(p.name, &p);
   return by_name;
 }
 
 }  // namespace
 
-CoRunGroup CoRunGroupFromBatch(const RecordedRun& run, const Trace& profiles, uint64_t warp_capacity) {
+CoRunGroup CoRunGroupFromBatch(const RecordedRun &run, const Trace &profiles,
+                               uint64_t warp_capacity) {
   const auto by_name = ByName(profiles);
   CoRunGroup group{warp_capacity, {}};
   for (size_t i = 0; i < run.jobs.size(); ++i) {
-    const RecordedJob& r = run.jobs[i];
-    const JobProfile& p = ProfileOf(run, i, by_name);
+    const RecordedJob &r = run.jobs[i];
+    const JobProfile &p = ProfileOf(run, i, by_name);
     const std::string where = run.source + ": jobs[" + std::to_string(i) + "]";
-    if (r.crashed || r.ended_s < 0) throw InputError(where + ": crashed or unfinished, no co-run time");
-    if (p.tasks.size() != 1) throw InputError(where + ": co-run calibration needs one-task profiles");
+    if (r.crashed || r.ended_s < 0)
+      throw InputError(where + ": crashed or unfinished, no co-run time");
+    if (p.tasks.size() != 1)
+      throw InputError(where + ": co-run calibration needs one-task profiles");
     group.tasks.push_back({p.tasks[0].busy_fraction, p.tasks[0].shape.warps(), p.SoloSeconds(),
                            r.ended_s - r.started_s});
   }
   return group;
 }
 
-RecordedCheck CheckRecordedRun(const RecordedRun& run, const Trace& profiles, SimOptions options) {
+RecordedCheck CheckRecordedRun(const RecordedRun &run, const Trace &profiles, SimOptions options) {
   const auto by_name = ByName(profiles);
   Trace replay;
   for (size_t i = 0; i < run.jobs.size(); ++i) {
@@ -159,7 +166,7 @@ RecordedCheck CheckRecordedRun(const RecordedRun& run, const Trace& profiles, Si
   if (!simulated.ok()) throw InputError(std::string(simulated.status().message()));
   RecordedCheck check;
   check.measured_makespan_s = run.makespan_s;
-  for (const JobRecord& job : simulated->jobs) {
+  for (const JobRecord &job : simulated->jobs) {
     check.simulated_makespan_s = std::max(check.simulated_makespan_s, job.ended_s);
   }
   check.relative_error =

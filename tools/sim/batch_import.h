@@ -34,7 +34,7 @@ struct RecordedJob {
 };
 
 struct RecordedRun {
-  std::string source;      // the file, for messages
+  std::string source;  // the file, for messages
   std::string label;
   int workers = 0;
   double makespan_s = 0.0;
@@ -42,8 +42,8 @@ struct RecordedRun {
 };
 
 // Throws InputError naming the file and field.
-RecordedRun RecordedRunFromJson(const nlohmann::json& json, const std::string& source);
-RecordedRun ReadRecordedRun(const std::string& path);
+RecordedRun RecordedRunFromJson(const nlohmann::json &json, const std::string &source);
+RecordedRun ReadRecordedRun(const std::string &path);
 
 // One profile per job of a run where each job ran alone on a GPU (single-assignment): one task
 // spanning the process (solo_s = ended - started), busy fraction = kernel time / run time, the
@@ -52,24 +52,26 @@ RecordedRun ReadRecordedRun(const std::string& path);
 // `context_bytes` (NVML counts the CUDA context in a process's memory; the simulator charges it
 // separately); otherwise the job list's estimate throughout. Crashed or unfinished jobs, a job
 // with neither observed memory nor an estimate, or a duplicate name are errors naming the job.
-Trace ProfilesFromSoloRun(const RecordedRun& run, uint64_t context_bytes = core::kDefaultContextReserve);
+Trace ProfilesFromSoloRun(const RecordedRun &run,
+                          uint64_t context_bytes = core::kDefaultContextReserve);
 
 // A co-run experiment recorded by `mgb batch`: every job of `run` started together on ONE GPU
 // (e.g. mgbd --policy cg:K on a one-GPU node, K workers, K jobs). Solo time, busy fraction and
 // launch shape come from the job's profile; measured time is its recorded run time.
-CoRunGroup CoRunGroupFromBatch(const RecordedRun& run, const Trace& profiles, uint64_t warp_capacity);
+CoRunGroup CoRunGroupFromBatch(const RecordedRun &run, const Trace &profiles,
+                               uint64_t warp_capacity);
 
 struct RecordedCheck {
   double measured_makespan_s = 0.0;
   double simulated_makespan_s = 0.0;
-  double relative_error = 0.0;     // |simulated - measured| / measured
+  double relative_error = 0.0;  // |simulated - measured| / measured
   SimResult simulation;
 };
 
 // Re-simulates `run`: each of its jobs is the profile of the same name in `profiles`, arriving
 // when the run queued it; node, policy and model from `options` (workers: options.workers if
 // non-zero, else the run's). Throws InputError for a job with no profile.
-RecordedCheck CheckRecordedRun(const RecordedRun& run, const Trace& profiles, SimOptions options);
+RecordedCheck CheckRecordedRun(const RecordedRun &run, const Trace &profiles, SimOptions options);
 
 }  // namespace mgb::sim
 

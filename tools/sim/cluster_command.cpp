@@ -12,8 +12,8 @@
 namespace mgb::sim {
 namespace {
 
-nlohmann::json ClusterReportJson(const ClusterResult& result, const ClusterOptions& options,
-                                 const std::string& label, const std::string& source) {
+nlohmann::json ClusterReportJson(const ClusterResult &result, const ClusterOptions &options,
+                                 const std::string &label, const std::string &source) {
   nlohmann::json json = ReportJson(result.run, label, source, std::nullopt);
   json["cluster"] = {{"nodes", options.nodes},
                      {"gpus_per_node", options.node.gpus.size()},
@@ -27,22 +27,23 @@ nlohmann::json ClusterReportJson(const ClusterResult& result, const ClusterOptio
 
 }  // namespace
 
-int SimulateClusterCommand(const SimulateFlags& flags, const SimOptions& node, const Trace& trace,
-                           const std::string& description, const std::string& source) {
+int SimulateClusterCommand(const SimulateFlags &flags, const SimOptions &node, const Trace &trace,
+                           const std::string &description, const std::string &source) {
   ClusterOptions options;
   options.nodes = flags.nodes;
   options.node = node;
-  std::printf("SIMULATED cluster (no GPU used): %u node(s) x %zu GPU(s), %.1f GiB each; %zu jobs "
-              "from %s; Slurm: FIFO with skip, first fit in node order; slowdown model: %s\n",
-              flags.nodes, node.gpus.size(),
-              static_cast<double>(node.gpus.front().memory_bytes) / 0x1p30, trace.jobs.size(),
-              description.c_str(), node.model.source.c_str());
+  std::printf(
+      "SIMULATED cluster (no GPU used): %u node(s) x %zu GPU(s), %.1f GiB each; %zu jobs "
+      "from %s; Slurm: FIFO with skip, first fit in node order; slowdown model: %s\n",
+      flags.nodes, node.gpus.size(), static_cast<double>(node.gpus.front().memory_bytes) / 0x1p30,
+      trace.jobs.size(), description.c_str(), node.model.source.c_str());
 
   std::vector<ClusterSummary> rows;
   nlohmann::json runs = nlohmann::json::array();
-  for (const std::string& name : flags.cluster_policies) {
+  for (const std::string &name : flags.cluster_policies) {
     auto policy = ParseClusterPolicy(name);
-    if (!policy.ok()) throw InputError("--cluster-policy: " + std::string(policy.status().message()));
+    if (!policy.ok())
+      throw InputError("--cluster-policy: " + std::string(policy.status().message()));
     options.policy = *policy;
     const auto start = std::chrono::steady_clock::now();
     auto result = SimulateCluster(trace, options);
@@ -50,13 +51,14 @@ int SimulateClusterCommand(const SimulateFlags& flags, const SimOptions& node, c
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fflush(stdout);
-    std::fprintf(stderr, "simulated %s: %zu jobs on %u nodes, %llu events in %.2f s\n", name.c_str(),
-                 result->run.jobs.size(), flags.nodes,
+    std::fprintf(stderr, "simulated %s: %zu jobs on %u nodes, %llu events in %.2f s\n",
+                 name.c_str(), result->run.jobs.size(), flags.nodes,
                  static_cast<unsigned long long>(result->run.events), wall);
     std::cout << "\n[" << result->run.policy << "]\n";
     PrintRunTable(result->run, flags.label + " " + result->run.policy, std::cout);
     rows.push_back(SummariseCluster(*result, wall));
-    if (!flags.out_file.empty()) runs.push_back(ClusterReportJson(*result, options, flags.label, source));
+    if (!flags.out_file.empty())
+      runs.push_back(ClusterReportJson(*result, options, flags.label, source));
   }
   std::cout << "\n";
   PrintClusterTable(rows, std::cout);

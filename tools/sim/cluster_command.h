@@ -12,8 +12,8 @@
 namespace mgb::sim {
 
 // `node`: one node as the flags describe it. Throws InputError (exit 2) on a failed simulation.
-int SimulateClusterCommand(const SimulateFlags& flags, const SimOptions& node, const Trace& trace,
-                           const std::string& description, const std::string& source);
+int SimulateClusterCommand(const SimulateFlags &flags, const SimOptions &node, const Trace &trace,
+                           const std::string &description, const std::string &source);
 
 }  // namespace mgb::sim
 

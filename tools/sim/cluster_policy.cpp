@@ -29,32 +29,33 @@ core::Policy ClusterPolicy::NodePolicy() const {
   return policy;
 }
 
-uint64_t ClusterPolicy::NodeTotal(const std::vector<core::GpuSpec>& gpus) const {
+uint64_t ClusterPolicy::NodeTotal(const std::vector<core::GpuSpec> &gpus) const {
   if (kind == Kind::kMgb) {
     uint64_t total = 0;
-    for (const core::GpuSpec& g : gpus) total += g.memory_bytes;
+    for (const core::GpuSpec &g : gpus) total += g.memory_bytes;
     return total;
   }
   return gpus.size() * (kind == Kind::kShard ? shards_per_gpu : 1);
 }
 
-uint64_t ClusterPolicy::JobRequest(const JobProfile& job, uint64_t context_bytes) const {
+uint64_t ClusterPolicy::JobRequest(const JobProfile &job, uint64_t context_bytes) const {
   if (kind != Kind::kMgb) return 1;
   // The job's peak as a user would measure it (nvidia-smi counts the context too).
   uint64_t peak = 0;
-  for (const TaskProfile& task : job.tasks) peak = std::max({peak, task.memory_bytes, task.PeakMemory()});
+  for (const TaskProfile &task : job.tasks)
+    peak = std::max({peak, task.memory_bytes, task.PeakMemory()});
   return peak + context_bytes;
 }
 
-absl::StatusOr<ClusterPolicy> ParseClusterPolicy(const std::string& text) {
+absl::StatusOr<ClusterPolicy> ParseClusterPolicy(const std::string &text) {
   ClusterPolicy policy;
   if (text == "mgb") return policy;
   if (text == "whole-gpu") {
     policy.kind = ClusterPolicy::Kind::kWholeGpu;
     return policy;
   }
-  if (absl::StartsWith(text, "shard:") && absl::SimpleAtoi(text.substr(6), &policy.shards_per_gpu) &&
-      policy.shards_per_gpu >= 1) {
+  if (absl::StartsWith(text, "shard:") &&
+      absl::SimpleAtoi(text.substr(6), &policy.shards_per_gpu) && policy.shards_per_gpu >= 1) {
     policy.kind = ClusterPolicy::Kind::kShard;
     return policy;
   }

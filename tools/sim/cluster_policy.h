@@ -28,13 +28,13 @@ struct ClusterPolicy {
   // The policy of mgbd's core on every node.
   core::Policy NodePolicy() const;
   // The GRES count of a node of `gpus`.
-  uint64_t NodeTotal(const std::vector<core::GpuSpec>& gpus) const;
+  uint64_t NodeTotal(const std::vector<core::GpuSpec> &gpus) const;
   // What a job asks Slurm for; `context_bytes`: what one CUDA context really costs.
-  uint64_t JobRequest(const JobProfile& job, uint64_t context_bytes) const;
+  uint64_t JobRequest(const JobProfile &job, uint64_t context_bytes) const;
 };
 
 // "mgb", "whole-gpu", "shard:S" (S >= 1); the error lists the valid names.
-absl::StatusOr<ClusterPolicy> ParseClusterPolicy(const std::string& text);
+absl::StatusOr<ClusterPolicy> ParseClusterPolicy(const std::string &text);
 
 }  // namespace mgb::sim
 

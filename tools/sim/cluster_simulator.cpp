@@ -14,7 +14,7 @@ namespace {
 
 class ClusterSimulation {
  public:
-  ClusterSimulation(const Trace& trace, const ClusterOptions& options)
+  ClusterSimulation(const Trace &trace, const ClusterOptions &options)
       : trace_(trace),
         options_(options),
         node_options_(options.node),
@@ -34,8 +34,8 @@ class ClusterSimulation {
   size_t EarliestNode() const;
   ClusterResult Collect();
 
-  const Trace& trace_;
-  const ClusterOptions& options_;
+  const Trace &trace_;
+  const ClusterOptions &options_;
   SimOptions node_options_;
   GresPool pool_;
   PendingQueue queue_;
@@ -44,7 +44,7 @@ class ClusterSimulation {
   std::vector<size_t> submission_order_;        // queue position -> trace index
   std::vector<uint64_t> request_;               // per trace job, in GRES units
   std::vector<int> job_node_;
-  std::vector<size_t> refused_;                 // asked more than a node has
+  std::vector<size_t> refused_;  // asked more than a node has
   size_t peak_pending_ = 0;
 };
 
@@ -59,7 +59,7 @@ absl::StatusOr<ClusterResult> ClusterSimulation::Run() {
   node_jobs_.resize(options_.nodes);
   job_node_.assign(trace_.jobs.size(), -1);
   request_.reserve(trace_.jobs.size());
-  for (const JobProfile& job : trace_.jobs) {
+  for (const JobProfile &job : trace_.jobs) {
     request_.push_back(options_.policy.JobRequest(job, node_options_.context_bytes));
   }
   submission_order_.resize(trace_.jobs.size());
@@ -129,11 +129,11 @@ void ClusterSimulation::SchedulePass(double now) {
 
 ClusterResult ClusterSimulation::Collect() {
   double makespan = 0.0;
-  for (const auto& node : nodes_) makespan = std::max(makespan, node->last_end());
+  for (const auto &node : nodes_) makespan = std::max(makespan, node->last_end());
   for (size_t j : refused_) makespan = std::max(makespan, trace_.jobs[j].arrival_s);
 
   ClusterResult out;
-  SimResult& run = out.run;
+  SimResult &run = out.run;
   run.policy = options_.policy.Name();
   run.model_source = node_options_.model.source;
   run.jobs.resize(trace_.jobs.size());
@@ -145,8 +145,8 @@ ClusterResult ClusterSimulation::Collect() {
       run.gpu_memory_bytes.push_back(part.gpu_memory_bytes[g]);
     }
     for (size_t local = 0; local < part.jobs.size(); ++local) {
-      JobRecord& record = part.jobs[local];
-      for (int& g : record.gpus) g += static_cast<int>(n * per_node);
+      JobRecord &record = part.jobs[local];
+      for (int &g : record.gpus) g += static_cast<int>(n * per_node);
       run.jobs[node_jobs_[n][local]] = std::move(record);
     }
     // Every node integrated over the same makespan and buckets: the samples line up.
@@ -154,25 +154,26 @@ ClusterResult ClusterSimulation::Collect() {
       run.utilisation = std::move(part.utilisation);
     } else {
       for (size_t b = 0; b < run.utilisation.size(); ++b) {
-        auto append = [](std::vector<double>& to, const std::vector<double>& from) {
+        auto append = [](std::vector<double> &to, const std::vector<double> &from) {
           to.insert(to.end(), from.begin(), from.end());
         };
         append(run.utilisation[b].sm_busy, part.utilisation[b].sm_busy);
         append(run.utilisation[b].memory_used, part.utilisation[b].memory_used);
       }
     }
-    run.mean_sm_busy.insert(run.mean_sm_busy.end(), part.mean_sm_busy.begin(), part.mean_sm_busy.end());
+    run.mean_sm_busy.insert(run.mean_sm_busy.end(), part.mean_sm_busy.begin(),
+                            part.mean_sm_busy.end());
     run.mean_memory_used.insert(run.mean_memory_used.end(), part.mean_memory_used.begin(),
                                 part.mean_memory_used.end());
     run.decisions += part.decisions;
     run.events += part.events;
   }
   for (size_t j : refused_) {
-    JobRecord& record = run.jobs[j];
+    JobRecord &record = run.jobs[j];
     record.name = trace_.jobs[j].name;
     record.queued_s = record.started_s = record.ended_s = trace_.jobs[j].arrival_s;
     record.solo_s = trace_.jobs[j].SoloSeconds();
-    for (const TaskProfile& task : trace_.jobs[j].tasks) {
+    for (const TaskProfile &task : trace_.jobs[j].tasks) {
       record.memory_bytes = std::max(record.memory_bytes, task.memory_bytes);
     }
     record.outcome = JobOutcome::kRejected;
@@ -188,7 +189,7 @@ ClusterResult ClusterSimulation::Collect() {
 
 }  // namespace
 
-absl::StatusOr<ClusterResult> SimulateCluster(const Trace& trace, const ClusterOptions& options) {
+absl::StatusOr<ClusterResult> SimulateCluster(const Trace &trace, const ClusterOptions &options) {
   ClusterSimulation simulation(trace, options);
   return simulation.Run();
 }

@@ -29,14 +29,14 @@ struct ClusterResult {
   // the job on its node), GPUs named n<node>.g<gpu> and numbered node * gpus_per_node + gpu.
   // A job asking more than a node has is refused at submission (rejected, as sbatch would).
   SimResult run;
-  std::vector<int> job_node;              // per job; -1 when Slurm refused it
-  uint64_t gres_per_node = 0;             // a node's GRES total (bytes, GPUs or shards)
-  std::vector<uint64_t> peak_granted;     // per node, the most Slurm had granted at once
-  size_t peak_pending = 0;                // the longest Slurm queue
+  std::vector<int> job_node;           // per job; -1 when Slurm refused it
+  uint64_t gres_per_node = 0;          // a node's GRES total (bytes, GPUs or shards)
+  std::vector<uint64_t> peak_granted;  // per node, the most Slurm had granted at once
+  size_t peak_pending = 0;             // the longest Slurm queue
 };
 
 // Fails (INVALID_ARGUMENT) on an empty trace, no nodes or no GPUs.
-absl::StatusOr<ClusterResult> SimulateCluster(const Trace& trace, const ClusterOptions& options);
+absl::StatusOr<ClusterResult> SimulateCluster(const Trace &trace, const ClusterOptions &options);
 
 }  // namespace mgb::sim
 

@@ -1,5 +1,6 @@
 // What the simulator knows about a job: a process that runs one or more GPU tasks between phases of
-// host work, recorded from a real run (or generated), and the trace of such jobs with arrival times.
+// host work, recorded from a real run (or generated), and the trace of such jobs with arrival
+// times.
 #ifndef MGB_TOOLS_SIM_JOB_PROFILE_H
 #define MGB_TOOLS_SIM_JOB_PROFILE_H
 
@@ -20,12 +21,12 @@ struct MemoryStep {
 
 // One GPU task: TaskBegin -> kernels and copies -> TaskEnd.
 struct TaskProfile {
-  double host_before_s = 0.0;        // host-only work of the process before the task begins
-  double solo_s = 0.0;               // begin -> end when the task is alone on its GPU
-  double busy_fraction = 1.0;        // share of solo_s the GPU executes the task's kernels
-  uint64_t memory_bytes = 0;         // what the probe asks at TaskBegin (the reservation)
-  std::vector<MemoryStep> memory;    // real usage over progress; empty = memory_bytes throughout
-  core::LaunchShape shape;           // the task's widest launch
+  double host_before_s = 0.0;      // host-only work of the process before the task begins
+  double solo_s = 0.0;             // begin -> end when the task is alone on its GPU
+  double busy_fraction = 1.0;      // share of solo_s the GPU executes the task's kernels
+  uint64_t memory_bytes = 0;       // what the probe asks at TaskBegin (the reservation)
+  std::vector<MemoryStep> memory;  // real usage over progress; empty = memory_bytes throughout
+  core::LaunchShape shape;         // the task's widest launch
 
   // Real usage at a point of progress (0..1).
   uint64_t MemoryAt(double progress) const;
@@ -37,17 +38,17 @@ struct TaskProfile {
 
 struct JobProfile {
   std::string name;
-  double arrival_s = 0.0;             // when the job is queued, from the start of the run
-  std::vector<TaskProfile> tasks;     // in program order
-  double host_after_s = 0.0;          // host-only work after the last task (checking, writing)
+  double arrival_s = 0.0;          // when the job is queued, from the start of the run
+  std::vector<TaskProfile> tasks;  // in program order
+  double host_after_s = 0.0;       // host-only work after the last task (checking, writing)
 
   // Wall time of the job alone on the node: host phases plus tasks at solo speed.
   double SoloSeconds() const;
 };
 
 struct Trace {
-  std::string comment;                // where the profiles came from (kept through files)
-  std::vector<JobProfile> jobs;       // any order; the simulator serves them by arrival, then index
+  std::string comment;           // where the profiles came from (kept through files)
+  std::vector<JobProfile> jobs;  // any order; the simulator serves them by arrival, then index
 };
 
 }  // namespace mgb::sim

@@ -9,7 +9,7 @@ namespace mgb::sim {
 namespace {
 
 // nlohmann reports a byte offset; people want a line and column.
-std::string LineAndColumn(const std::string& text, size_t byte) {
+std::string LineAndColumn(const std::string &text, size_t byte) {
   size_t line = 1, column = 1;
   for (size_t i = 0; i < byte && i < text.size(); ++i) {
     if (text[i] == '\n') {
@@ -30,7 +30,7 @@ std::string Num(double v) {
 
 }  // namespace
 
-nlohmann::json ParseJsonFile(const std::string& path) {
+nlohmann::json ParseJsonFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open for reading");
   std::stringstream buffer;
@@ -38,27 +38,27 @@ nlohmann::json ParseJsonFile(const std::string& path) {
   const std::string text = buffer.str();
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::parse_error &e) {
     throw InputError(path + ":" + LineAndColumn(text, e.byte == 0 ? 0 : e.byte - 1) +
                      ": not valid JSON (" + e.what() + ")");
   }
 }
 
-void WriteJsonFile(const nlohmann::json& json, const std::string& path) {
+void WriteJsonFile(const nlohmann::json &json, const std::string &path) {
   std::ofstream out(path);
   if (!out) throw InputError(path + ": cannot open for writing");
   out << json.dump(1) << "\n";
   if (!out) throw InputError(path + ": write failed");
 }
 
-void Field::Fail(const std::string& what) const {
+void Field::Fail(const std::string &what) const {
   throw InputError(file_ + ": " + (path_.empty() ? std::string("(top level)") : path_) + ": " +
                    what);
 }
 
-bool Field::Has(const char* key) const { return value_.is_object() && value_.contains(key); }
+bool Field::Has(const char *key) const { return value_.is_object() && value_.contains(key); }
 
-Field Field::operator[](const char* key) const {
+Field Field::operator[](const char *key) const {
   if (!value_.is_object()) Fail("must be an object");
   auto it = value_.find(key);
   const std::string child = path_.empty() ? key : path_ + "." + key;
@@ -75,14 +75,14 @@ size_t Field::ArraySize() const {
   return value_.size();
 }
 
-void Field::OnlyKeys(std::initializer_list<const char*> known) const {
+void Field::OnlyKeys(std::initializer_list<const char *> known) const {
   if (!value_.is_object()) Fail("must be an object");
   for (auto it = value_.begin(); it != value_.end(); ++it) {
     bool found = false;
-    for (const char* key : known) found = found || it.key() == key;
+    for (const char *key : known) found = found || it.key() == key;
     if (!found) {
       std::string list;
-      for (const char* key : known) list += (list.empty() ? "" : ", ") + std::string(key);
+      for (const char *key : known) list += (list.empty() ? "" : ", ") + std::string(key);
       Fail("unknown field \"" + it.key() + "\" (known: " + list + ")");
     }
   }
@@ -128,15 +128,15 @@ std::string Field::String() const {
   return value_.get<std::string>();
 }
 
-double Field::Number(const char* key, double fallback) const {
+double Field::Number(const char *key, double fallback) const {
   return Has(key) ? (*this)[key].Number() : fallback;
 }
 
-uint64_t Field::Unsigned(const char* key, uint64_t fallback) const {
+uint64_t Field::Unsigned(const char *key, uint64_t fallback) const {
   return Has(key) ? (*this)[key].Unsigned() : fallback;
 }
 
-std::string Field::String(const char* key, const std::string& fallback) const {
+std::string Field::String(const char *key, const std::string &fallback) const {
   return Has(key) ? (*this)[key].String() : fallback;
 }
 

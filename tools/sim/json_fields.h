@@ -19,27 +19,27 @@ class InputError : public std::runtime_error {
 };
 
 // Parses a whole file; a syntax error names the file, line and column.
-nlohmann::json ParseJsonFile(const std::string& path);
+nlohmann::json ParseJsonFile(const std::string &path);
 // Writes `json` (one space indent) and a newline; throws InputError naming the file on failure.
-void WriteJsonFile(const nlohmann::json& json, const std::string& path);
+void WriteJsonFile(const nlohmann::json &json, const std::string &path);
 
 // A JSON value with its place: the file it came from and the path to it.
 class Field {
  public:
-  Field(const nlohmann::json& value, std::string file, std::string path)
+  Field(const nlohmann::json &value, std::string file, std::string path)
       : value_(value), file_(std::move(file)), path_(std::move(path)) {}
 
-  const nlohmann::json& value() const { return value_; }
-  const std::string& path() const { return path_; }
+  const nlohmann::json &value() const { return value_; }
+  const std::string &path() const { return path_; }
 
-  [[noreturn]] void Fail(const std::string& what) const;
+  [[noreturn]] void Fail(const std::string &what) const;
 
-  bool Has(const char* key) const;
-  Field operator[](const char* key) const;          // a required member of an object
-  Field operator[](size_t index) const;             // an element of an array
-  size_t ArraySize() const;                         // fails unless an array
+  bool Has(const char *key) const;
+  Field operator[](const char *key) const;  // a required member of an object
+  Field operator[](size_t index) const;     // an element of an array
+  size_t ArraySize() const;                 // fails unless an array
   // Fails on members other than `known` (catches misspelt fields).
-  void OnlyKeys(std::initializer_list<const char*> known) const;
+  void OnlyKeys(std::initializer_list<const char *> known) const;
 
   double Number() const;
   double NumberAtLeast(double min) const;
@@ -48,12 +48,12 @@ class Field {
   std::string String() const;
 
   // Optional members, with a default when absent.
-  double Number(const char* key, double fallback) const;
-  uint64_t Unsigned(const char* key, uint64_t fallback) const;
-  std::string String(const char* key, const std::string& fallback) const;
+  double Number(const char *key, double fallback) const;
+  uint64_t Unsigned(const char *key, uint64_t fallback) const;
+  std::string String(const char *key, const std::string &fallback) const;
 
  private:
-  const nlohmann::json& value_;
+  const nlohmann::json &value_;
   std::string file_;
   std::string path_;
 };

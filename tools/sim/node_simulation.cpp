@@ -8,32 +8,35 @@
 namespace mgb::sim {
 namespace {
 
-core::Micros ToMicros(double seconds) { return static_cast<core::Micros>(std::llround(seconds * 1e6)); }
+core::Micros ToMicros(double seconds) {
+  return static_cast<core::Micros>(std::llround(seconds * 1e6));
+}
 
 }  // namespace
 
-NodeSimulation::NodeSimulation(const SimOptions& options)
+NodeSimulation::NodeSimulation(const SimOptions &options)
     : options_(options), gpus_(options.gpus.size()) {}
 
 absl::Status NodeSimulation::Start() {
   auto core = core::Scheduler::Create(options_.gpus, options_.core, this);
   if (!core.ok()) return core.status();
   core_ = std::move(*core);
-  for (int g = 0; g < static_cast<int>(gpus_.size()); ++g) gpus_[g].history.push_back({0.0, 0.0, 0});
+  for (int g = 0; g < static_cast<int>(gpus_.size()); ++g)
+    gpus_[g].history.push_back({0.0, 0.0, 0});
   return absl::OkStatus();
 }
 
-size_t NodeSimulation::AddJob(const JobProfile& profile, int64_t pid) {
+size_t NodeSimulation::AddJob(const JobProfile &profile, int64_t pid) {
   const size_t j = jobs_.size();
-  JobState& job = jobs_.emplace_back();
+  JobState &job = jobs_.emplace_back();
   job.profile = &profile;
   job.pid = pid;
   job.has_context.assign(gpus_.size(), false);
-  JobRecord& record = records_.emplace_back();
+  JobRecord &record = records_.emplace_back();
   record.name = profile.name;
   record.queued_s = profile.arrival_s;
   record.solo_s = profile.SoloSeconds();
-  for (const TaskProfile& task : profile.tasks) {
+  for (const TaskProfile &task : profile.tasks) {
     record.memory_bytes = std::max(record.memory_bytes, task.memory_bytes);
   }
   return j;
@@ -71,7 +74,7 @@ SimResult NodeSimulation::Finish(double makespan) {
   SimResult result;
   result.policy = core_->policy().Name();
   result.workers = options_.workers;
-  for (const core::GpuSpec& g : options_.gpus) {
+  for (const core::GpuSpec &g : options_.gpus) {
     result.gpu_names.push_back(g.name);
     result.gpu_memory_bytes.push_back(g.memory_bytes);
   }
@@ -93,7 +96,7 @@ void NodeSimulation::StartReadyJobs() {
 }
 
 void NodeSimulation::StartJob(size_t j) {
-  JobState& job = jobs_[j];
+  JobState &job = jobs_[j];
   job.session = core_->OpenSession(job.pid, jobs_[j].profile->name, ToMicros(now_));
   session_job_[job.session] = j;
   records_[j].started_s = now_;
@@ -110,16 +113,16 @@ void NodeSimulation::HostDone(size_t j) {
 }
 
 void NodeSimulation::BeginTask(size_t j) {
-  JobState& job = jobs_[j];
-  const TaskProfile& task = CurrentTask(j);
+  JobState &job = jobs_[j];
+  const TaskProfile &task = CurrentTask(j);
   core::TaskRequest request;
   request.memory_bytes = task.memory_bytes;
   request.shape = task.shape;
   request.label = jobs_[j].profile->name;
   auto begun = core_->TaskBegin(job.session, request, ToMicros(now_));
   if (!begun.ok()) {
-    FinishJob(j, JobOutcome::kRejected, absl::StrCat("mgbd refused task ", job.task_index, ": ",
-                                                     begun.status().message()));
+    FinishJob(j, JobOutcome::kRejected,
+              absl::StrCat("mgbd refused task ", job.task_index, ": ", begun.status().message()));
     return;
   }
   job.task = begun->task;
@@ -132,7 +135,7 @@ void NodeSimulation::DrainCoreEvents() {
   while (!core_events_.empty()) {
     std::vector<core::Event> batch;
     batch.swap(core_events_);
-    for (const core::Event& e : batch) {
+    for (const core::Event &e : batch) {
       const bool failed_grow = e.kind == core::EventKind::kTaskCancelled && e.is_grow;
       if (e.kind != core::EventKind::kTaskPlaced && e.kind != core::EventKind::kTaskGrown &&
           !failed_grow) {
@@ -162,8 +165,8 @@ size_t NodeSimulation::JobOfSession(core::SessionId session) const {
 }
 
 void NodeSimulation::OnPlaced(size_t j, int gpu) {
-  JobState& job = jobs_[j];
-  const TaskProfile& task = CurrentTask(j);
+  JobState &job = jobs_[j];
+  const TaskProfile &task = CurrentTask(j);
   records_[j].gpu_wait_s += now_ - job.queued_at;
   records_[j].gpus.push_back(gpu);
   Settle(gpu);
@@ -185,14 +188,14 @@ void NodeSimulation::OnPlaced(size_t j, int gpu) {
   Reschedule(gpu);
 }
 
-bool NodeSimulation::Allocate(size_t j, uint64_t bytes, const char* what) {
+bool NodeSimulation::Allocate(size_t j, uint64_t bytes, const char *what) {
   const int gpu = jobs_[j].gpu;
   const uint64_t capacity = options_.gpus[gpu].memory_bytes;
   if (gpus_[gpu].used + bytes > capacity) {
-    FinishJob(j, JobOutcome::kOutOfMemory,
-              absl::StrCat("out of memory on GPU ", gpu, " (", options_.gpus[gpu].name, ") ", what,
-                           ": ", bytes, " bytes more with ", gpus_[gpu].used, " of ", capacity,
-                           " in use"));
+    FinishJob(
+        j, JobOutcome::kOutOfMemory,
+        absl::StrCat("out of memory on GPU ", gpu, " (", options_.gpus[gpu].name, ") ", what, ": ",
+                     bytes, " bytes more with ", gpus_[gpu].used, " of ", capacity, " in use"));
     return false;
   }
   gpus_[gpu].used += bytes;
@@ -200,7 +203,7 @@ bool NodeSimulation::Allocate(size_t j, uint64_t bytes, const char* what) {
 }
 
 void NodeSimulation::Milestone(size_t j) {
-  JobState& job = jobs_[j];
+  JobState &job = jobs_[j];
   const int gpu = job.gpu;
   Settle(gpu);
   job.progress = job.target;  // exact: the event was computed for this point
@@ -213,7 +216,7 @@ void NodeSimulation::Milestone(size_t j) {
 }
 
 void NodeSimulation::ApplyUsage(size_t j, uint64_t bytes) {
-  JobState& job = jobs_[j];
+  JobState &job = jobs_[j];
   const int gpu = job.gpu;
   if (bytes <= job.used) {
     gpus_[gpu].used -= job.used - bytes;
@@ -227,9 +230,9 @@ void NodeSimulation::ApplyUsage(size_t j, uint64_t bytes) {
     if (!grown.ok()) {
       // libmgb returns cudaErrorMemoryAllocation for a growth mgbd refuses for good: the job
       // dies of out-of-memory, alone (docs/service.md, "Grow liveness").
-      FinishJob(j, JobOutcome::kOutOfMemory, absl::StrCat("mgbd refused to grow task ",
-                                                          job.task_index, ": ",
-                                                          grown.status().message()));
+      FinishJob(j, JobOutcome::kOutOfMemory,
+                absl::StrCat("mgbd refused to grow task ", job.task_index, ": ",
+                             grown.status().message()));
       return;
     }
     if (!grown->grown) {
@@ -251,7 +254,7 @@ void NodeSimulation::ApplyUsage(size_t j, uint64_t bytes) {
 }
 
 void NodeSimulation::OnGrown(size_t j, uint64_t reservation) {
-  JobState& job = jobs_[j];
+  JobState &job = jobs_[j];
   const int gpu = job.gpu;
   Settle(gpu);
   job.reserved = reservation;
@@ -262,9 +265,9 @@ void NodeSimulation::OnGrown(size_t j, uint64_t reservation) {
 }
 
 void NodeSimulation::EndTask(size_t j) {
-  JobState& job = jobs_[j];
+  JobState &job = jobs_[j];
   const int gpu = job.gpu;
-  auto& resident = gpus_[gpu].resident;
+  auto &resident = gpus_[gpu].resident;
   resident.erase(std::find(resident.begin(), resident.end(), j));
   gpus_[gpu].used -= job.used;
   job.used = 0;
@@ -275,19 +278,19 @@ void NodeSimulation::EndTask(size_t j) {
   (void)core_->TaskEnd(job.session, job.task, ToMicros(now_));  // our own running task: cannot fail
   job.task = 0;
   DrainCoreEvents();
-  const auto& tasks = jobs_[j].profile->tasks;
+  const auto &tasks = jobs_[j].profile->tasks;
   ++job.task_index;
   const double host = job.task_index < tasks.size() ? tasks[job.task_index].host_before_s
                                                     : jobs_[j].profile->host_after_s;
   Push(now_ + host, EventType::kHostDone, j);
 }
 
-void NodeSimulation::FinishJob(size_t j, JobOutcome outcome, const std::string& error) {
-  JobState& job = jobs_[j];
+void NodeSimulation::FinishJob(size_t j, JobOutcome outcome, const std::string &error) {
+  JobState &job = jobs_[j];
   if (job.gpu >= 0) {
     const int gpu = job.gpu;
     Settle(gpu);
-    auto& resident = gpus_[gpu].resident;
+    auto &resident = gpus_[gpu].resident;
     auto it = std::find(resident.begin(), resident.end(), j);
     if (it != resident.end()) resident.erase(it);
     gpus_[gpu].used -= job.used;
@@ -317,11 +320,11 @@ void NodeSimulation::FinishJob(size_t j, JobOutcome outcome, const std::string& 
 }
 
 void NodeSimulation::Settle(int gpu) {
-  GpuState& g = gpus_[gpu];
+  GpuState &g = gpus_[gpu];
   const double dt = now_ - g.last_settled;
   if (dt > 0) {
     for (size_t j : g.resident) {
-      JobState& job = jobs_[j];
+      JobState &job = jobs_[j];
       if (job.phase != Phase::kRunning) continue;
       job.progress += dt * job.rate / CurrentTask(j).solo_s;
       records_[j].kernel_s += dt * job.kernel_share;
@@ -331,7 +334,7 @@ void NodeSimulation::Settle(int gpu) {
 }
 
 void NodeSimulation::Reschedule(int gpu) {
-  GpuState& g = gpus_[gpu];
+  GpuState &g = gpus_[gpu];
   double sum = 0.0;
   size_t active = 0;
   for (size_t j : g.resident) {
@@ -340,9 +343,9 @@ void NodeSimulation::Reschedule(int gpu) {
     ++active;
   }
   for (size_t j : g.resident) {
-    JobState& job = jobs_[j];
+    JobState &job = jobs_[j];
     if (job.phase != Phase::kRunning) continue;
-    const TaskProfile& task = CurrentTask(j);
+    const TaskProfile &task = CurrentTask(j);
     job.rate = options_.model.Rate(task.busy_fraction, sum, active);
     job.kernel_share = task.busy_fraction * options_.model.Stretch(sum, active) * job.rate;
     job.target = 1.0;
@@ -366,7 +369,7 @@ void NodeSimulation::Reschedule(int gpu) {
   }
 }
 
-void NodeSimulation::Finalise(SimResult& result, double makespan) const {
+void NodeSimulation::Finalise(SimResult &result, double makespan) const {
   const size_t n = gpus_.size();
   result.mean_sm_busy.assign(n, 0.0);
   result.mean_memory_used.assign(n, 0.0);
@@ -380,7 +383,7 @@ void NodeSimulation::Finalise(SimResult& result, double makespan) const {
     result.utilisation.push_back(std::move(s));
   }
   for (size_t g = 0; g < n; ++g) {
-    const auto& h = gpus_[g].history;
+    const auto &h = gpus_[g].history;
     const double capacity = static_cast<double>(options_.gpus[g].memory_bytes);
     // Each history point holds until the next one; integrate its overlap with every bucket.
     for (size_t i = 0; i < h.size() && makespan > 0; ++i) {
@@ -388,7 +391,7 @@ void NodeSimulation::Finalise(SimResult& result, double makespan) const {
       if (to <= from) continue;
       const double width = makespan / buckets;
       for (size_t b = static_cast<size_t>(from / width); b < buckets; ++b) {
-        UtilisationSample& s = result.utilisation[b];
+        UtilisationSample &s = result.utilisation[b];
         const double overlap = std::min(to, s.end_s) - std::max(from, s.start_s);
         if (overlap <= 0) {
           if (s.start_s >= to) break;
@@ -398,7 +401,8 @@ void NodeSimulation::Finalise(SimResult& result, double makespan) const {
         s.memory_used[g] += static_cast<double>(h[i].used) / capacity * overlap / width;
       }
       result.mean_sm_busy[g] += h[i].sm_busy * (to - from) / makespan;
-      result.mean_memory_used[g] += static_cast<double>(h[i].used) / capacity * (to - from) / makespan;
+      result.mean_memory_used[g] +=
+          static_cast<double>(h[i].used) / capacity * (to - from) / makespan;
     }
   }
 }

@@ -24,14 +24,14 @@ namespace mgb::sim {
 class NodeSimulation : public core::EventSink {
  public:
   // `options` must outlive the node.
-  explicit NodeSimulation(const SimOptions& options);
+  explicit NodeSimulation(const SimOptions &options);
 
   // Creates the core (fails as core::Scheduler::Create does).
   absl::Status Start();
 
   // Registers a job (not yet arrived) and returns its index on this node. The profile must outlive
   // the node; `pid` is what the core's session is opened with.
-  size_t AddJob(const JobProfile& profile, int64_t pid);
+  size_t AddJob(const JobProfile &profile, int64_t pid);
   // The job is queued for a worker slot at `now` (never earlier than the last event handled).
   void Arrive(size_t job, double now);
 
@@ -51,36 +51,36 @@ class NodeSimulation : public core::EventSink {
   // job records out: call once, at the end.
   SimResult Finish(double makespan);
 
-  void OnEvent(const core::Event& event) override { core_events_.push_back(event); }
+  void OnEvent(const core::Event &event) override { core_events_.push_back(event); }
 
  private:
   enum class Phase { kNotArrived, kReady, kHost, kQueued, kRunning, kGrowing, kDone };
 
   struct JobState {
-    const JobProfile* profile = nullptr;
+    const JobProfile *profile = nullptr;
     int64_t pid = 0;
     Phase phase = Phase::kNotArrived;
-    size_t task_index = 0;            // the task being waited for, run, or the next one
+    size_t task_index = 0;  // the task being waited for, run, or the next one
     core::SessionId session = 0;
     core::TaskId task = 0;
     int gpu = -1;
-    double progress = 0.0;            // of the current task, 0..1
-    double target = 0.0;              // progress at the next milestone (memory step or end)
-    double stepped_to = -1.0;         // the last memory step applied (its progress point)
-    double rate = 0.0;                // solo seconds per second
-    double kernel_share = 0.0;        // share of wall time its kernels run: busy * stretch * rate
+    double progress = 0.0;      // of the current task, 0..1
+    double target = 0.0;        // progress at the next milestone (memory step or end)
+    double stepped_to = -1.0;   // the last memory step applied (its progress point)
+    double rate = 0.0;          // solo seconds per second
+    double kernel_share = 0.0;  // share of wall time its kernels run: busy * stretch * rate
     double occupancy = 0.0;
-    uint64_t reserved = 0;            // the core's reservation for the current task
-    uint64_t used = 0;                // real bytes the current task holds
-    uint64_t pending_bytes = 0;       // usage waiting for a grow
-    uint64_t version = 0;             // invalidates milestone events when rates change
-    double queued_at = 0.0;           // TaskBegin time of the current task
-    std::vector<bool> has_context;    // per GPU: the process created a CUDA context there
+    uint64_t reserved = 0;          // the core's reservation for the current task
+    uint64_t used = 0;              // real bytes the current task holds
+    uint64_t pending_bytes = 0;     // usage waiting for a grow
+    uint64_t version = 0;           // invalidates milestone events when rates change
+    double queued_at = 0.0;         // TaskBegin time of the current task
+    std::vector<bool> has_context;  // per GPU: the process created a CUDA context there
   };
 
   struct GpuState {
-    std::vector<size_t> resident;     // jobs with a task on this GPU (running or waiting to grow)
-    uint64_t used = 0;                // real bytes: task memory plus contexts
+    std::vector<size_t> resident;  // jobs with a task on this GPU (running or waiting to grow)
+    uint64_t used = 0;             // real bytes: task memory plus contexts
     double last_settled = 0.0;
     struct Point {
       double t;
@@ -98,10 +98,10 @@ class NodeSimulation : public core::EventSink {
     EventType type;
     size_t job;
     uint64_t version;
-    bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+    bool operator>(const Event &o) const { return time != o.time ? time > o.time : seq > o.seq; }
   };
 
-  const TaskProfile& CurrentTask(size_t j) const {
+  const TaskProfile &CurrentTask(size_t j) const {
     return jobs_[j].profile->tasks[jobs_[j].task_index];
   }
   void Push(double time, EventType type, size_t job, uint64_t version = 0) {
@@ -115,17 +115,17 @@ class NodeSimulation : public core::EventSink {
   void OnGrown(size_t j, uint64_t reservation);
   void Milestone(size_t j);
   void EndTask(size_t j);
-  void FinishJob(size_t j, JobOutcome outcome, const std::string& error);
+  void FinishJob(size_t j, JobOutcome outcome, const std::string &error);
   // Real allocation of `bytes` more on the job's GPU; false (and the job is dead) on OOM.
-  bool Allocate(size_t j, uint64_t bytes, const char* what);
+  bool Allocate(size_t j, uint64_t bytes, const char *what);
   void ApplyUsage(size_t j, uint64_t bytes);
   void Settle(int gpu);
   void Reschedule(int gpu);
   void DrainCoreEvents();
   size_t JobOfSession(core::SessionId session) const;
-  void Finalise(SimResult& result, double makespan) const;
+  void Finalise(SimResult &result, double makespan) const;
 
-  const SimOptions& options_;
+  const SimOptions &options_;
   std::unique_ptr<core::Scheduler> core_;
   std::vector<JobState> jobs_;
   std::vector<JobRecord> records_;
@@ -133,8 +133,8 @@ class NodeSimulation : public core::EventSink {
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::vector<core::Event> core_events_;
   std::unordered_map<core::SessionId, size_t> session_job_;
-  std::deque<size_t> ready_;        // arrived, waiting for a worker slot
-  std::vector<size_t> finished_;    // ended since the last TakeFinished
+  std::deque<size_t> ready_;      // arrived, waiting for a worker slot
+  std::vector<size_t> finished_;  // ended since the last TakeFinished
   uint32_t busy_workers_ = 0;
   uint64_t next_seq_ = 0;
   uint64_t handled_ = 0;

@@ -18,7 +18,7 @@ struct ProfileDrawOptions {
 
 // Job i is named "<profile name>#<i>"; the profiles' own arrival times are ignored. Fails
 // (INVALID_ARGUMENT) on no profiles or no jobs.
-absl::StatusOr<Trace> DrawFromProfiles(const Trace& profiles, const ProfileDrawOptions& options);
+absl::StatusOr<Trace> DrawFromProfiles(const Trace &profiles, const ProfileDrawOptions &options);
 
 }  // namespace mgb::sim
 

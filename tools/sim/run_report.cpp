@@ -8,7 +8,7 @@ namespace mgb::sim {
 namespace {
 
 // Finer than batch's crashed/oom: a rejected job (refused by the core) did not crash.
-const char* OutcomeName(JobOutcome outcome) {
+const char *OutcomeName(JobOutcome outcome) {
   switch (outcome) {
     case JobOutcome::kCompleted: return "completed";
     case JobOutcome::kOutOfMemory: return "out_of_memory";
@@ -17,25 +17,26 @@ const char* OutcomeName(JobOutcome outcome) {
   return "unknown";
 }
 
-double Mean(const std::vector<double>& v) {
+double Mean(const std::vector<double> &v) {
   return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
-batch::RunInfo InfoOf(const SimResult& result, const std::string& label,
-                      const std::string& trace_source) {
+batch::RunInfo InfoOf(const SimResult &result, const std::string &label,
+                      const std::string &trace_source) {
   batch::RunInfo info;
   info.label = label;
   info.jobs_file = trace_source;
   info.workers = static_cast<int>(result.workers);
-  info.gpu_note = "simulated node: gpu_samples are the simulator's time-weighted means per "
-                  "sample (util = SM demand, mem_used = real bytes held), not NVML readings";
+  info.gpu_note =
+      "simulated node: gpu_samples are the simulator's time-weighted means per "
+      "sample (util = SM demand, mem_used = real bytes held), not NVML readings";
   return info;
 }
 
 // batch's GPU samples from the simulator's utilisation buckets (at each bucket's start).
-std::vector<batch::GpuSample> SamplesOf(const SimResult& result) {
+std::vector<batch::GpuSample> SamplesOf(const SimResult &result) {
   std::vector<batch::GpuSample> samples;
-  for (const UtilisationSample& u : result.utilisation) {
+  for (const UtilisationSample &u : result.utilisation) {
     batch::GpuSample s;
     s.t_s = u.start_s;
     for (size_t g = 0; g < u.sm_busy.size(); ++g) {
@@ -53,9 +54,9 @@ std::vector<batch::GpuSample> SamplesOf(const SimResult& result) {
 
 }  // namespace
 
-batch::BatchResult ToBatchResult(const SimResult& result) {
+batch::BatchResult ToBatchResult(const SimResult &result) {
   batch::BatchResult out;
-  for (const JobRecord& job : result.jobs) {
+  for (const JobRecord &job : result.jobs) {
     batch::JobRecord r;
     r.job.name = job.name;
     r.job.argv = {job.name};
@@ -75,10 +76,13 @@ batch::BatchResult ToBatchResult(const SimResult& result) {
   return out;
 }
 
-batch::Summary SummaryOf(const SimResult& result) { return batch::Summarize(ToBatchResult(result)); }
+batch::Summary SummaryOf(const SimResult &result) {
+  return batch::Summarize(ToBatchResult(result));
+}
 
-nlohmann::json ReportJson(const SimResult& result, const std::string& label,
-                          const std::string& trace_source, std::optional<double> single_throughput) {
+nlohmann::json ReportJson(const SimResult &result, const std::string &label,
+                          const std::string &trace_source,
+                          std::optional<double> single_throughput) {
   nlohmann::json json = nlohmann::json::parse(batch::BatchResultToJson(
       ToBatchResult(result), InfoOf(result, label, trace_source), SamplesOf(result)));
   json["simulated"] = true;
@@ -101,7 +105,7 @@ nlohmann::json ReportJson(const SimResult& result, const std::string& label,
   return json;
 }
 
-void PrintRunTable(const SimResult& result, const std::string& label, std::ostream& out,
+void PrintRunTable(const SimResult &result, const std::string &label, std::ostream &out,
                    size_t max_job_rows) {
   std::ostringstream table;
   batch::PrintSummaryTable(table, ToBatchResult(result), InfoOf(result, label, ""));
@@ -115,9 +119,9 @@ void PrintRunTable(const SimResult& result, const std::string& label, std::ostre
   out << text.substr(text.rfind('\n') + 1) << "\n";
 }
 
-void PrintPolicyTable(const std::vector<const SimResult*>& results, std::ostream& out) {
+void PrintPolicyTable(const std::vector<const SimResult *> &results, std::ostream &out) {
   double base = 0.0;
-  for (const SimResult* r : results) {
+  for (const SimResult *r : results) {
     if (r->policy == "single") base = SummaryOf(*r).throughput_jobs_per_hour;
   }
   char line[256];
@@ -125,7 +129,7 @@ void PrintPolicyTable(const std::vector<const SimResult*>& results, std::ostream
                 "workers", "jobs", "crashed", "makespan_s", "jobs/hour", "vs_single",
                 "turnaround_s", "sm_busy", "mem_used");
   out << line;
-  for (const SimResult* r : results) {
+  for (const SimResult *r : results) {
     const batch::Summary s = SummaryOf(*r);
     char ratio[32] = "-";
     if (base > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", s.throughput_jobs_per_hour / base);

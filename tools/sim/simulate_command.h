@@ -4,6 +4,6 @@
 
 // argv[0] is "simulate" (or the program name); returns the process exit status:
 // 0 success, 1 a check failed (--check-recorded past its tolerance), 2 bad usage or input.
-int RunSimulateCommand(int argc, char** argv);
+int RunSimulateCommand(int argc, char **argv);
 
 #endif  // MGB_TOOLS_SIM_SIMULATE_COMMAND_H

@@ -71,26 +71,26 @@ Other modes:
 Exit status: 0 success, 1 a check failed, 2 bad usage or input.
 )";
 
-absl::StatusOr<uint64_t> ParseBytes(const std::string& text) {
+absl::StatusOr<uint64_t> ParseBytes(const std::string &text) {
   if (std::optional<uint64_t> bytes = core::ParseByteSize(text)) return *bytes;
   return absl::InvalidArgumentError("not a size: \"" + text + "\" (e.g. 512M, 80G, 141GiB)");
 }
 
 namespace {
 
-absl::Status Bad(const std::string& flag, const std::string& why) {
+absl::Status Bad(const std::string &flag, const std::string &why) {
   return absl::InvalidArgumentError(flag + ": " + why + " (see mgb simulate --help)");
 }
 
 template <typename T>
-absl::Status ParseInteger(const std::string& flag, const std::string& text, T& out, T min) {
+absl::Status ParseInteger(const std::string &flag, const std::string &text, T &out, T min) {
   if (!absl::SimpleAtoi(text, &out) || out < min) {
     return Bad(flag, "expected an integer >= " + std::to_string(min) + ", got \"" + text + "\"");
   }
   return absl::OkStatus();
 }
 
-absl::Status ParseSeconds(const std::string& flag, const std::string& text, double& out) {
+absl::Status ParseSeconds(const std::string &flag, const std::string &text, double &out) {
   if (!absl::SimpleAtod(text, &out) || !std::isfinite(out) || out < 0) {
     return Bad(flag, "expected a non-negative number, got \"" + text + "\"");
   }
@@ -99,32 +99,56 @@ absl::Status ParseSeconds(const std::string& flag, const std::string& text, doub
 
 }  // namespace
 
-absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
-  static const char* const kValueFlags[] = {
-      "trace", "jobs", "mix", "seed", "arrival-gap", "gpus", "gpu-memory", "sms", "gpu-config",
-      "context-reserve", "policy", "workers", "model", "out", "label", "write-trace",
-      "utilisation-samples", "calibrate", "write-model", "from-batch", "check-recorded",
-      "profiles", "tolerance", "draw", "from", "nodes", "cluster-policy"};
+absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char **argv) {
+  static const char *const kValueFlags[] = {"trace",
+                                            "jobs",
+                                            "mix",
+                                            "seed",
+                                            "arrival-gap",
+                                            "gpus",
+                                            "gpu-memory",
+                                            "sms",
+                                            "gpu-config",
+                                            "context-reserve",
+                                            "policy",
+                                            "workers",
+                                            "model",
+                                            "out",
+                                            "label",
+                                            "write-trace",
+                                            "utilisation-samples",
+                                            "calibrate",
+                                            "write-model",
+                                            "from-batch",
+                                            "check-recorded",
+                                            "profiles",
+                                            "tolerance",
+                                            "draw",
+                                            "from",
+                                            "nodes",
+                                            "cluster-policy"};
   SimulateFlags f;
   std::map<std::string, std::string> values;  // by "--name": checked below, each with its rule
   // The syntax every mgb command shares (cli::FlagParser); the help text is kSimulateUsage.
   cli::FlagParser parser("mgb simulate", "");
-  for (const char* name : kValueFlags) {
-    parser.Value(name, "VALUE", "", [&values, key = std::string("--") + name](const std::string& v) {
-      values[key] = v;
-      return std::optional<std::string>();
-    });
+  for (const char *name : kValueFlags) {
+    parser.Value(name, "VALUE", "",
+                 [&values, key = std::string("--") + name](const std::string &v) {
+                   values[key] = v;
+                   return std::optional<std::string>();
+                 });
   }
   parser.Bool("generate", &f.generate, "");
   const cli::FlagParser::Outcome outcome = parser.ParseQuietly(argc, argv, nullptr);
-  if (outcome.error) return absl::InvalidArgumentError(*outcome.error + " (see mgb simulate --help)");
+  if (outcome.error)
+    return absl::InvalidArgumentError(*outcome.error + " (see mgb simulate --help)");
   if (outcome.version) {
     f.version_line = parser.VersionLine();
     return f;
   }
   f.help = outcome.help;
-  auto has = [&](const char* flag) { return values.count(flag) > 0; };
-  auto text = [&](const char* flag, std::string& out) {
+  auto has = [&](const char *flag) { return values.count(flag) > 0; };
+  auto text = [&](const char *flag, std::string &out) {
     if (has(flag)) out = values[flag];
   };
   text("--trace", f.trace_file);
@@ -142,13 +166,18 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
   text("--check-recorded", f.check_recorded_file);
   text("--profiles", f.profiles_file);
   absl::Status s;
-  if (s.ok() && has("--jobs")) s = ParseInteger<size_t>("--jobs", values["--jobs"], f.generator.jobs, 1);
-  if (s.ok() && has("--seed")) s = ParseInteger<uint64_t>("--seed", values["--seed"], f.generator.seed, 0);
+  if (s.ok() && has("--jobs"))
+    s = ParseInteger<size_t>("--jobs", values["--jobs"], f.generator.jobs, 1);
+  if (s.ok() && has("--seed"))
+    s = ParseInteger<uint64_t>("--seed", values["--seed"], f.generator.seed, 0);
   if (s.ok() && has("--draw")) s = ParseInteger<size_t>("--draw", values["--draw"], f.draw_jobs, 1);
-  if (s.ok() && has("--nodes")) s = ParseInteger<uint32_t>("--nodes", values["--nodes"], f.nodes, 1);
-  if (s.ok() && has("--gpus")) s = ParseInteger<uint32_t>("--gpus", values["--gpus"], f.gpu_count, 1);
+  if (s.ok() && has("--nodes"))
+    s = ParseInteger<uint32_t>("--nodes", values["--nodes"], f.nodes, 1);
+  if (s.ok() && has("--gpus"))
+    s = ParseInteger<uint32_t>("--gpus", values["--gpus"], f.gpu_count, 1);
   if (s.ok() && has("--sms")) s = ParseInteger<uint32_t>("--sms", values["--sms"], f.sms, 1);
-  if (s.ok() && has("--workers")) s = ParseInteger<uint32_t>("--workers", values["--workers"], f.workers, 0);
+  if (s.ok() && has("--workers"))
+    s = ParseInteger<uint32_t>("--workers", values["--workers"], f.workers, 0);
   if (s.ok() && has("--utilisation-samples")) {
     s = ParseInteger<size_t>("--utilisation-samples", values["--utilisation-samples"],
                              f.utilisation_buckets, 1);
@@ -156,7 +185,8 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
   if (s.ok() && has("--arrival-gap")) {
     s = ParseSeconds("--arrival-gap", values["--arrival-gap"], f.generator.mean_arrival_gap_s);
   }
-  if (s.ok() && has("--tolerance")) s = ParseSeconds("--tolerance", values["--tolerance"], f.tolerance);
+  if (s.ok() && has("--tolerance"))
+    s = ParseSeconds("--tolerance", values["--tolerance"], f.tolerance);
   if (s.ok() && has("--mix")) {
     s = ParseMix(values["--mix"], f.generator);
     if (!s.ok()) s = Bad("--mix", std::string(s.message()));
@@ -164,7 +194,8 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
   if (s.ok() && has("--gpu-memory")) {
     auto bytes = ParseBytes(values["--gpu-memory"]);
     if (!bytes.ok() || *bytes == 0) {
-      return Bad("--gpu-memory", bytes.ok() ? "must be > 0" : std::string(bytes.status().message()));
+      return Bad("--gpu-memory",
+                 bytes.ok() ? "must be > 0" : std::string(bytes.status().message()));
     }
     f.gpu_memory_bytes = *bytes;
   }
@@ -185,7 +216,7 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
   if (has("--cluster-policy")) {
     f.cluster_policies = absl::StrSplit(values["--cluster-policy"], ',', absl::SkipEmpty());
     if (f.cluster_policies.empty()) return Bad("--cluster-policy", "needs at least one policy");
-    for (const std::string& name : f.cluster_policies) {
+    for (const std::string &name : f.cluster_policies) {
       if (auto policy = ParseClusterPolicy(name); !policy.ok()) {
         return Bad("--cluster-policy", std::string(policy.status().message()));
       }
@@ -196,20 +227,24 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv) {
   const int modes = !f.calibrate_files.empty() + !f.from_batch_file.empty() +
                     !f.check_recorded_file.empty() + (f.generate || !f.trace_file.empty() || draw);
   if (modes == 0) {
-    return absl::InvalidArgumentError("give --trace FILE, --generate or --draw N (or another mode; "
-                                      "see --help)");
+    return absl::InvalidArgumentError(
+        "give --trace FILE, --generate or --draw N (or another mode; "
+        "see --help)");
   }
   if (modes > 1) {
-    return absl::InvalidArgumentError("choose one of --trace/--generate/--draw, --calibrate, "
-                                      "--from-batch, --check-recorded (see --help)");
+    return absl::InvalidArgumentError(
+        "choose one of --trace/--generate/--draw, --calibrate, "
+        "--from-batch, --check-recorded (see --help)");
   }
   if (f.generate && !f.trace_file.empty()) return Bad("--generate", "cannot be used with --trace");
   if (draw && (f.generate || !f.trace_file.empty())) {
     return Bad("--draw", "cannot be used with --trace or --generate");
   }
-  if (draw && f.draw_from.empty()) return Bad("--draw", "needs --from FILES (the profiles to draw from)");
+  if (draw && f.draw_from.empty())
+    return Bad("--draw", "needs --from FILES (the profiles to draw from)");
   if (!draw && !f.draw_from.empty()) return Bad("--from", "only with --draw N");
-  if (f.nodes == 0 && has("--cluster-policy")) return Bad("--cluster-policy", "only with --nodes N");
+  if (f.nodes == 0 && has("--cluster-policy"))
+    return Bad("--cluster-policy", "only with --nodes N");
   if (f.nodes > 0) {
     if (!f.generate && f.trace_file.empty() && !draw) {
       return Bad("--nodes", "simulates a trace: give --trace, --generate or --draw");

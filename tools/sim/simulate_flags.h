@@ -18,12 +18,12 @@ struct SimulateFlags {
   // Input.
   std::string trace_file;
   bool generate = false;
-  GeneratorOptions generator;        // its seed and arrival gap also serve --draw
-  size_t draw_jobs = 0;              // --draw N: jobs drawn from the profiles of --from
+  GeneratorOptions generator;  // its seed and arrival gap also serve --draw
+  size_t draw_jobs = 0;        // --draw N: jobs drawn from the profiles of --from
   std::vector<std::string> draw_from;
   // Node.
   uint32_t gpu_count = 2;
-  uint64_t gpu_memory_bytes = 0;     // 0: the H200 default
+  uint64_t gpu_memory_bytes = 0;  // 0: the H200 default
   uint32_t sms = 132;
   std::string gpu_config_file;
   std::optional<uint64_t> context_bytes;  // none: the core's default (measured on H200)
@@ -52,10 +52,10 @@ struct SimulateFlags {
 inline constexpr uint64_t kH200MemoryBytes = uint64_t{143771} << 20;
 
 // Errors name the flag; argv[0] is skipped.
-absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char** argv);
+absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char **argv);
 
 // core::ParseByteSize with an error that shows what a size looks like.
-absl::StatusOr<uint64_t> ParseBytes(const std::string& text);
+absl::StatusOr<uint64_t> ParseBytes(const std::string &text);
 
 extern const char kSimulateUsage[];
 

@@ -7,12 +7,13 @@
 
 namespace mgb::sim {
 
-absl::StatusOr<SimResult> Simulate(const Trace& trace, const SimOptions& options) {
+absl::StatusOr<SimResult> Simulate(const Trace &trace, const SimOptions &options) {
   if (trace.jobs.empty()) return absl::InvalidArgumentError("the trace has no jobs");
   if (options.gpus.empty()) return absl::InvalidArgumentError("the node has no GPUs");
   NodeSimulation node(options);
   if (absl::Status started = node.Start(); !started.ok()) return started;
-  for (size_t j = 0; j < trace.jobs.size(); ++j) node.AddJob(trace.jobs[j], static_cast<int64_t>(j) + 1);
+  for (size_t j = 0; j < trace.jobs.size(); ++j)
+    node.AddJob(trace.jobs[j], static_cast<int64_t>(j) + 1);
 
   // Arrivals in time order (ties: trace order) are a cursor, not heap entries; an arrival goes
   // before an event at the same time.

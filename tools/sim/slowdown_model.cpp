@@ -23,13 +23,13 @@ double Occupancy(uint64_t warps, uint64_t warp_capacity) {
   return std::min(1.0, static_cast<double>(warps) / static_cast<double>(warp_capacity));
 }
 
-nlohmann::json ModelToJson(const SlowdownModel& model) {
+nlohmann::json ModelToJson(const SlowdownModel &model) {
   return {{"interference", model.interference},
           {"demand_scale", model.demand_scale},
           {"source", model.source}};
 }
 
-SlowdownModel ModelFromJson(const nlohmann::json& json, const std::string& file) {
+SlowdownModel ModelFromJson(const nlohmann::json &json, const std::string &file) {
   const Field root(json, file, "");
   root.OnlyKeys({"interference", "demand_scale", "source", "error"});
   SlowdownModel model;
@@ -39,11 +39,11 @@ SlowdownModel ModelFromJson(const nlohmann::json& json, const std::string& file)
   return model;
 }
 
-SlowdownModel ReadModelFile(const std::string& path) {
+SlowdownModel ReadModelFile(const std::string &path) {
   return ModelFromJson(ParseJsonFile(path), path);
 }
 
-std::vector<double> PredictCoRun(const SlowdownModel& model, const CoRunGroup& group) {
+std::vector<double> PredictCoRun(const SlowdownModel &model, const CoRunGroup &group) {
   const size_t n = group.tasks.size();
   std::vector<double> remaining(n), finish(n, 0.0), occupancy(n);
   std::vector<bool> running(n, true);
@@ -78,10 +78,10 @@ std::vector<double> PredictCoRun(const SlowdownModel& model, const CoRunGroup& g
   return finish;
 }
 
-ModelError MeasureError(const SlowdownModel& model, const std::vector<CoRunGroup>& groups) {
+ModelError MeasureError(const SlowdownModel &model, const std::vector<CoRunGroup> &groups) {
   ModelError error;
   double sum = 0.0;
-  for (const CoRunGroup& group : groups) {
+  for (const CoRunGroup &group : groups) {
     const std::vector<double> predicted = PredictCoRun(model, group);
     for (size_t i = 0; i < group.tasks.size(); ++i) {
       const double measured = group.tasks[i].measured_s;
@@ -95,7 +95,7 @@ ModelError MeasureError(const SlowdownModel& model, const std::vector<CoRunGroup
   return error;
 }
 
-Calibration Calibrate(const std::vector<CoRunGroup>& groups) {
+Calibration Calibrate(const std::vector<CoRunGroup> &groups) {
   // Two parameters and a cheap objective: a coarse grid, then three rounds of a finer grid
   // around the best point, is robust (the objective has kinks from max(1, U)) and fast.
   Calibration best;
@@ -122,7 +122,7 @@ Calibration Calibrate(const std::vector<CoRunGroup>& groups) {
   return best;
 }
 
-std::vector<CoRunGroup> ReadCoRunFile(const std::string& path) {
+std::vector<CoRunGroup> ReadCoRunFile(const std::string &path) {
   const nlohmann::json json = ParseJsonFile(path);
   const Field root(json, path, "");
   root.OnlyKeys({"warp_capacity", "groups", "comment"});

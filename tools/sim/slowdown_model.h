@@ -39,9 +39,9 @@ struct SlowdownModel {
 // Occupancy of a launch of `warps` warps on a GPU of `warp_capacity`.
 double Occupancy(uint64_t warps, uint64_t warp_capacity);
 
-nlohmann::json ModelToJson(const SlowdownModel& model);
-SlowdownModel ModelFromJson(const nlohmann::json& json, const std::string& file);  // InputError
-SlowdownModel ReadModelFile(const std::string& path);
+nlohmann::json ModelToJson(const SlowdownModel &model);
+SlowdownModel ModelFromJson(const nlohmann::json &json, const std::string &file);  // InputError
+SlowdownModel ReadModelFile(const std::string &path);
 
 // One measured co-run: tasks started together on one GPU, each with its solo time and the time
 // it really took next to the others.
@@ -57,14 +57,14 @@ struct CoRunGroup {
 };
 
 // The model's run time for each task of the group (tasks leave as they finish, speeding the rest).
-std::vector<double> PredictCoRun(const SlowdownModel& model, const CoRunGroup& group);
+std::vector<double> PredictCoRun(const SlowdownModel &model, const CoRunGroup &group);
 
 struct ModelError {
-  double mean_abs_relative = 0.0;   // mean over tasks of |predicted - measured| / measured
+  double mean_abs_relative = 0.0;  // mean over tasks of |predicted - measured| / measured
   double max_abs_relative = 0.0;
   size_t tasks = 0;
 };
-ModelError MeasureError(const SlowdownModel& model, const std::vector<CoRunGroup>& groups);
+ModelError MeasureError(const SlowdownModel &model, const std::vector<CoRunGroup> &groups);
 
 struct Calibration {
   SlowdownModel model;
@@ -72,11 +72,11 @@ struct Calibration {
 };
 // Grid search (then refinement) of interference in [0, 1] and demand_scale in [0.1, 2]
 // minimising the mean absolute relative error. Needs at least one group with a task.
-Calibration Calibrate(const std::vector<CoRunGroup>& groups);
+Calibration Calibrate(const std::vector<CoRunGroup> &groups);
 
 // {"warp_capacity": 8448, "groups": [{"tasks": [{"busy_fraction", "warps", "solo_s",
 // "measured_s"}]}]}; a group may override warp_capacity.
-std::vector<CoRunGroup> ReadCoRunFile(const std::string& path);
+std::vector<CoRunGroup> ReadCoRunFile(const std::string &path);
 
 }  // namespace mgb::sim
 

@@ -28,7 +28,8 @@ void PendingQueue::Set(size_t position, uint64_t value) {
 std::optional<size_t> PendingQueue::OldestAtMost(uint64_t limit) const {
   if (size_ == 0 || min_[1] > limit) return std::nullopt;
   size_t i = 1;
-  while (i < leaves_) i = min_[2 * i] <= limit ? 2 * i : 2 * i + 1;  // leftmost subtree that has one
+  while (i < leaves_)
+    i = min_[2 * i] <= limit ? 2 * i : 2 * i + 1;  // leftmost subtree that has one
   return i - leaves_;
 }
 

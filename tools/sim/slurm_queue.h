@@ -28,8 +28,8 @@ class PendingQueue {
   static constexpr uint64_t kEmpty = UINT64_MAX;
   void Set(size_t position, uint64_t value);
 
-  size_t leaves_ = 1;               // a power of two >= positions
-  std::vector<uint64_t> min_;       // heap layout: node i has children 2i and 2i+1; leaves at leaves_
+  size_t leaves_ = 1;          // a power of two >= positions
+  std::vector<uint64_t> min_;  // heap layout: node i has children 2i and 2i+1; leaves at leaves_
   size_t size_ = 0;
 };
 

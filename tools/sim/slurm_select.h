@@ -12,7 +12,8 @@ namespace mgb::sim {
 
 class GresPool {
  public:
-  GresPool(size_t nodes, uint64_t per_node) : per_node_(per_node), granted_(nodes, 0), peak_(nodes, 0) {}
+  GresPool(size_t nodes, uint64_t per_node)
+      : per_node_(per_node), granted_(nodes, 0), peak_(nodes, 0) {}
 
   std::optional<size_t> FirstFit(uint64_t request) const;
   // The largest free count of any node: a request above it fits nowhere now.
@@ -23,7 +24,7 @@ class GresPool {
 
   uint64_t per_node() const { return per_node_; }
   // Per node, the most it ever had granted at once (never above per_node()).
-  const std::vector<uint64_t>& peak_granted() const { return peak_; }
+  const std::vector<uint64_t> &peak_granted() const { return peak_; }
 
  private:
   uint64_t per_node_;

@@ -11,22 +11,22 @@ namespace {
 
 // Stand-ins for examples/workloads/ (shape of the widest kernel; share of time in kernels).
 struct JobKind {
-  const char* name;
+  const char *name;
   double busy_fraction;
   uint32_t grid;
   uint32_t block;
   uint32_t tasks;
 };
 constexpr JobKind kKinds[] = {
-    {"backprop", 0.85, 4096, 256, 1}, {"srad", 0.90, 8192, 256, 1},
-    {"md", 0.80, 2048, 128, 1},       {"needle", 0.50, 256, 32, 2},
-    {"dwt2d", 0.60, 1024, 256, 2},    {"bfs", 0.70, 2048, 512, 1},
+    {"backprop", 0.85, 4096, 256, 1}, {"srad", 0.90, 8192, 256, 1},  {"md", 0.80, 2048, 128, 1},
+    {"needle", 0.50, 256, 32, 2},     {"dwt2d", 0.60, 1024, 256, 2}, {"bfs", 0.70, 2048, 512, 1},
 };
 
-JobProfile MakeJob(PortableDraw& draw, bool large, const GeneratorOptions& options, size_t index) {
-  const JobKind& kind = kKinds[draw.Index(std::size(kKinds))];
+JobProfile MakeJob(PortableDraw &draw, bool large, const GeneratorOptions &options, size_t index) {
+  const JobKind &kind = kKinds[draw.Index(std::size(kKinds))];
   const double share = large ? draw.Uniform(0.25, 0.70) : draw.Uniform(0.06, 0.25);
-  const uint64_t peak = static_cast<uint64_t>(share * static_cast<double>(options.gpu_memory_bytes));
+  const uint64_t peak =
+      static_cast<uint64_t>(share * static_cast<double>(options.gpu_memory_bytes));
   const double solo = draw.Uniform(options.min_solo_s, options.max_solo_s);
   JobProfile job;
   job.name = std::string(kind.name) + "-" + (large ? "L" : "S") + std::to_string(index);
@@ -49,20 +49,22 @@ JobProfile MakeJob(PortableDraw& draw, bool large, const GeneratorOptions& optio
 
 }  // namespace
 
-absl::Status ParseMix(const std::string& text, GeneratorOptions& options) {
+absl::Status ParseMix(const std::string &text, GeneratorOptions &options) {
   std::vector<std::string> parts = absl::StrSplit(text, ':');
   uint32_t large = 0, small = 0;
   if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &large) ||
       !absl::SimpleAtoi(parts[1], &small) || large + small == 0) {
-    return absl::InvalidArgumentError("must be LARGE:SMALL with non-negative integers, "
-                                      "not both 0 (e.g. 3:1), got \"" + text + "\"");
+    return absl::InvalidArgumentError(
+        "must be LARGE:SMALL with non-negative integers, "
+        "not both 0 (e.g. 3:1), got \"" +
+        text + "\"");
   }
   options.large_per_small = large;
   options.small_share = small;
   return absl::OkStatus();
 }
 
-Trace GenerateTrace(const GeneratorOptions& options) {
+Trace GenerateTrace(const GeneratorOptions &options) {
   PortableDraw draw(options.seed);
   Trace trace;
   trace.comment = "synthetic (mgb simulate --generate): " + std::to_string(options.jobs) +
@@ -83,7 +85,8 @@ Trace GenerateTrace(const GeneratorOptions& options) {
   double arrival = 0.0;
   for (size_t i = 0; i < options.jobs; ++i) {
     JobProfile job = MakeJob(draw, large[i], options, i);
-    if (options.mean_arrival_gap_s > 0 && i > 0) arrival += draw.Exponential(options.mean_arrival_gap_s);
+    if (options.mean_arrival_gap_s > 0 && i > 0)
+      arrival += draw.Exponential(options.mean_arrival_gap_s);
     job.arrival_s = arrival;
     trace.jobs.push_back(std::move(job));
   }

@@ -16,19 +16,19 @@ namespace mgb::sim {
 
 struct GeneratorOptions {
   size_t jobs = 16;
-  uint32_t large_per_small = 1;    // the mix "L:1"; parsed from "1:1", "2:1", "3:1", "5:1", ...
-  uint32_t small_share = 1;        // the "1" side (a mix "3:2" is allowed)
-  uint64_t gpu_memory_bytes = 0;   // sizes are fractions of it: small 6-25%, large 25-70%
+  uint32_t large_per_small = 1;   // the mix "L:1"; parsed from "1:1", "2:1", "3:1", "5:1", ...
+  uint32_t small_share = 1;       // the "1" side (a mix "3:2" is allowed)
+  uint64_t gpu_memory_bytes = 0;  // sizes are fractions of it: small 6-25%, large 25-70%
   uint64_t seed = 1;
-  double mean_arrival_gap_s = 0.0; // 0: all queued at time 0 (the paper); else Poisson arrivals
-  double min_solo_s = 10.0;        // job solo time range (the issue: 10-60 s on an H200)
+  double mean_arrival_gap_s = 0.0;  // 0: all queued at time 0 (the paper); else Poisson arrivals
+  double min_solo_s = 10.0;         // job solo time range (the issue: 10-60 s on an H200)
   double max_solo_s = 60.0;
 };
 
 // "L:S" with positive integers.
-absl::Status ParseMix(const std::string& text, GeneratorOptions& options);
+absl::Status ParseMix(const std::string &text, GeneratorOptions &options);
 
-Trace GenerateTrace(const GeneratorOptions& options);
+Trace GenerateTrace(const GeneratorOptions &options);
 
 }  // namespace mgb::sim
 

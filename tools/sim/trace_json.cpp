@@ -7,7 +7,7 @@
 namespace mgb::sim {
 namespace {
 
-core::Dim3 ReadDim3(const Field& field) {
+core::Dim3 ReadDim3(const Field &field) {
   const size_t n = field.ArraySize();
   if (n < 1 || n > 3) field.Fail("must be an array of 1 to 3 positive integers");
   uint32_t v[3] = {1, 1, 1};
@@ -19,19 +19,20 @@ core::Dim3 ReadDim3(const Field& field) {
   return core::Dim3{v[0], v[1], v[2]};
 }
 
-std::vector<MemoryStep> ReadMemorySteps(const Field& field) {
+std::vector<MemoryStep> ReadMemorySteps(const Field &field) {
   std::vector<MemoryStep> steps;
   for (size_t i = 0; i < field.ArraySize(); ++i) {
     const Field step = field[i];
     step.OnlyKeys({"at", "bytes"});
     MemoryStep s{step["at"].NumberIn(0.0, 1.0), step["bytes"].Unsigned()};
-    if (!steps.empty() && s.at < steps.back().at) step["at"].Fail("steps must be in ascending order");
+    if (!steps.empty() && s.at < steps.back().at)
+      step["at"].Fail("steps must be in ascending order");
     steps.push_back(s);
   }
   return steps;
 }
 
-TaskProfile ReadTask(const Field& field) {
+TaskProfile ReadTask(const Field &field) {
   field.OnlyKeys({"host_before_s", "solo_s", "busy_fraction", "memory_bytes", "memory", "grid",
                   "block", "registers_per_thread", "shared_bytes_per_block"});
   TaskProfile task;
@@ -51,13 +52,14 @@ TaskProfile ReadTask(const Field& field) {
   task.shape = DefaultLaunchShape();
   if (field.Has("grid")) task.shape.grid = ReadDim3(field["grid"]);
   if (field.Has("block")) task.shape.block = ReadDim3(field["block"]);
-  task.shape.registers_per_thread = static_cast<uint32_t>(field.Unsigned("registers_per_thread", 0));
+  task.shape.registers_per_thread =
+      static_cast<uint32_t>(field.Unsigned("registers_per_thread", 0));
   task.shape.shared_bytes_per_block =
       static_cast<uint32_t>(field.Unsigned("shared_bytes_per_block", 0));
   return task;
 }
 
-JobProfile ReadJob(const Field& field, size_t index) {
+JobProfile ReadJob(const Field &field, size_t index) {
   field.OnlyKeys({"name", "arrival_s", "tasks", "host_after_s"});
   JobProfile job;
   job.name = field.String("name", "job" + std::to_string(index));
@@ -69,7 +71,7 @@ JobProfile ReadJob(const Field& field, size_t index) {
   return job;
 }
 
-nlohmann::json Dim3Json(const core::Dim3& d) { return nlohmann::json::array({d.x, d.y, d.z}); }
+nlohmann::json Dim3Json(const core::Dim3 &d) { return nlohmann::json::array({d.x, d.y, d.z}); }
 
 }  // namespace
 
@@ -80,7 +82,7 @@ core::LaunchShape DefaultLaunchShape() {
   return shape;
 }
 
-Trace TraceFromJson(const nlohmann::json& json, const std::string& file) {
+Trace TraceFromJson(const nlohmann::json &json, const std::string &file) {
   const Field root(json, file, "");
   root.OnlyKeys({"mgb_trace", "jobs", "comment"});
   const uint64_t version = root["mgb_trace"].Unsigned();
@@ -97,25 +99,24 @@ Trace TraceFromJson(const nlohmann::json& json, const std::string& file) {
   return trace;
 }
 
-Trace ReadTraceFile(const std::string& path) { return TraceFromJson(ParseJsonFile(path), path); }
+Trace ReadTraceFile(const std::string &path) { return TraceFromJson(ParseJsonFile(path), path); }
 
-nlohmann::json TraceToJson(const Trace& trace) {
+nlohmann::json TraceToJson(const Trace &trace) {
   nlohmann::json jobs = nlohmann::json::array();
-  for (const JobProfile& job : trace.jobs) {
+  for (const JobProfile &job : trace.jobs) {
     nlohmann::json tasks = nlohmann::json::array();
-    for (const TaskProfile& task : job.tasks) {
-      nlohmann::json t = {{"host_before_s", task.host_before_s},
-                          {"solo_s", task.solo_s},
-                          {"busy_fraction", task.busy_fraction},
-                          {"memory_bytes", task.memory_bytes},
-                          {"grid", Dim3Json(task.shape.grid)},
-                          {"block", Dim3Json(task.shape.block)}};
+    for (const TaskProfile &task : job.tasks) {
+      nlohmann::json t = {
+          {"host_before_s", task.host_before_s}, {"solo_s", task.solo_s},
+          {"busy_fraction", task.busy_fraction}, {"memory_bytes", task.memory_bytes},
+          {"grid", Dim3Json(task.shape.grid)},   {"block", Dim3Json(task.shape.block)}};
       if (!task.memory.empty()) {
         nlohmann::json steps = nlohmann::json::array();
-        for (const MemoryStep& s : task.memory) steps.push_back({{"at", s.at}, {"bytes", s.bytes}});
+        for (const MemoryStep &s : task.memory) steps.push_back({{"at", s.at}, {"bytes", s.bytes}});
         t["memory"] = steps;
       }
-      if (task.shape.registers_per_thread) t["registers_per_thread"] = task.shape.registers_per_thread;
+      if (task.shape.registers_per_thread)
+        t["registers_per_thread"] = task.shape.registers_per_thread;
       if (task.shape.shared_bytes_per_block) {
         t["shared_bytes_per_block"] = task.shape.shared_bytes_per_block;
       }
@@ -131,7 +132,7 @@ nlohmann::json TraceToJson(const Trace& trace) {
   return json;
 }
 
-void WriteTraceFile(const Trace& trace, const std::string& path) {
+void WriteTraceFile(const Trace &trace, const std::string &path) {
   std::ofstream out(path);
   if (!out) throw InputError(path + ": cannot open for writing");
   // One job per line: diffable, and readable at 100,000 jobs.

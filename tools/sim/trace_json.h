@@ -19,11 +19,11 @@ inline constexpr int kTraceFormatVersion = 1;
 core::LaunchShape DefaultLaunchShape();
 
 // Throws InputError naming `file` and the field.
-Trace TraceFromJson(const nlohmann::json& json, const std::string& file);
-Trace ReadTraceFile(const std::string& path);
+Trace TraceFromJson(const nlohmann::json &json, const std::string &file);
+Trace ReadTraceFile(const std::string &path);
 
-nlohmann::json TraceToJson(const Trace& trace);
-void WriteTraceFile(const Trace& trace, const std::string& path);  // throws InputError
+nlohmann::json TraceToJson(const Trace &trace);
+void WriteTraceFile(const Trace &trace, const std::string &path);  // throws InputError
 
 }  // namespace mgb::sim
 

@@ -50,7 +50,8 @@ mgb_task mgb_task_begin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block, cons
 /* Ends a task: waits for the device work the task issued, then releases its reservation. */
 void mgb_task_end(mgb_task task);
 
-/* ---- drop-in CUDA replacements (guard + lazy layer) -------------------------------------------- */
+/* ---- drop-in CUDA replacements (guard + lazy layer) --------------------------------------------
+ */
 
 cudaError_t mgb_cudaMalloc(void **ptr, size_t bytes);
 cudaError_t mgb_cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height);
@@ -101,7 +102,8 @@ cudaError_t mgb_cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t mgb_cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                                  size_t shared_bytes, cudaStream_t stream);
 
-/* ---- lazy launches ----------------------------------------------------------------------------- */
+/* ---- lazy launches -----------------------------------------------------------------------------
+ */
 
 /* Places the lazy task owning the stand-ins among args[0..nargs) (pointers to the launch's
  * argument values, as cudaLaunchKernel takes them, each arg_sizes[i] bytes), replays their recorded
@@ -129,7 +131,8 @@ cudaStream_t mgb_real_stream(cudaStream_t stream);
 #ifdef __cplusplus
 } /* extern "C" */
 
-/* ---- C++ conveniences for rewritten sources ---------------------------------------------------- */
+/* ---- C++ conveniences for rewritten sources ----------------------------------------------------
+ */
 #include <type_traits>
 
 /* grid/block expressions are dim3 or integers; dim3 converts from both. */
@@ -159,7 +162,8 @@ template <class T>
 inline cudaError_t mgb_cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count,
                                             size_t offset = 0,
                                             cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
-  return mgb_cudaMemcpyFromSymbol(dst, reinterpret_cast<const void *>(&symbol), count, offset, kind);
+  return mgb_cudaMemcpyFromSymbol(dst, reinterpret_cast<const void *>(&symbol), count, offset,
+                                  kind);
 }
 
 /* cuda_runtime.h's older five-argument cudaGraphInstantiate (error node and log unused). */
@@ -187,7 +191,8 @@ inline T mgb_arg(const T &value) {
   }
 }
 
-/* mgb_prepare(grid, block, kernel, site, args...): mgb_launch_prepare with the arguments' values. */
+/* mgb_prepare(grid, block, kernel, site, args...): mgb_launch_prepare with the arguments' values.
+ */
 template <class... Args>
 inline cudaError_t mgb_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel, const char *site,
                                const Args &...args) {

@@ -1,5 +1,6 @@
-// mgb::Client: a blocking C++ client of mgbd, shared by libmgb (runtime/) and the `mgb` command line.
-// One Client is one session: constructing it opens the session (Attach), destroying it ends it.
+// mgb::Client: a blocking C++ client of mgbd, shared by libmgb (runtime/) and the `mgb` command
+// line. One Client is one session: constructing it opens the session (Attach), destroying it ends
+// it.
 #ifndef MGB_SERVICE_CLIENT_MGB_CLIENT_H
 #define MGB_SERVICE_CLIENT_MGB_CLIENT_H
 
@@ -17,7 +18,7 @@
 namespace mgb::v1 {
 class StatusReply;
 class Event;
-}
+}  // namespace mgb::v1
 
 namespace mgb {
 
@@ -36,8 +37,8 @@ struct Placement {
   uint64_t task_id = 0;
   uint32_t gpu_index = 0;
   std::string gpu_name;
-  std::string gpu_uuid;    // empty for GPUs from a config file
-  std::string pci_bus_id;  // empty for GPUs from a config file
+  std::string gpu_uuid;       // empty for GPUs from a config file
+  std::string pci_bus_id;     // empty for GPUs from a config file
   uint64_t memory_bytes = 0;  // the reservation granted (mgbd's choice for TaskBeginProfiled)
 };
 
@@ -93,25 +94,24 @@ class Client {
   absl::StatusOr<v1::StatusReply> Status();
 
   // A client of its own for tools that only read Status (no session is opened).
-  static absl::StatusOr<v1::StatusReply> StatusAt(const std::string &socket_path,
-                                                  std::chrono::milliseconds timeout =
-                                                      std::chrono::milliseconds(2000));
+  static absl::StatusOr<v1::StatusReply> StatusAt(
+      const std::string &socket_path,
+      std::chrono::milliseconds timeout = std::chrono::milliseconds(2000));
 
   // Slurm's hooks (root only; docs/slurm.md): job `job_id`'s processes may reserve up to
   // memory_bytes here; and the job ended (its sessions end; answers how many were open).
-  static absl::Status JobBeginAt(const std::string &socket_path, uint64_t job_id,
-                                 uint64_t memory_bytes,
-                                 std::chrono::milliseconds timeout = std::chrono::milliseconds(2000));
-  static absl::StatusOr<uint32_t> JobEndAt(const std::string &socket_path, uint64_t job_id,
-                                           std::chrono::milliseconds timeout =
-                                               std::chrono::milliseconds(2000));
+  static absl::Status JobBeginAt(
+      const std::string &socket_path, uint64_t job_id, uint64_t memory_bytes,
+      std::chrono::milliseconds timeout = std::chrono::milliseconds(2000));
+  static absl::StatusOr<uint32_t> JobEndAt(
+      const std::string &socket_path, uint64_t job_id,
+      std::chrono::milliseconds timeout = std::chrono::milliseconds(2000));
 
   // For tools: streams mgbd's scheduling events to on_event until it returns false (OK) or the
   // stream breaks (UNAVAILABLE). No session is opened.
-  static absl::Status WatchAt(const std::string &socket_path,
-                              const std::function<bool(const v1::Event &)> &on_event,
-                              std::chrono::milliseconds connect_timeout =
-                                  std::chrono::milliseconds(2000));
+  static absl::Status WatchAt(
+      const std::string &socket_path, const std::function<bool(const v1::Event &)> &on_event,
+      std::chrono::milliseconds connect_timeout = std::chrono::milliseconds(2000));
 
   Client(const Client &) = delete;
   Client &operator=(const Client &) = delete;

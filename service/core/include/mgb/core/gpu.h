@@ -63,9 +63,10 @@ inline std::string CudaLaunchLimitViolation(const LaunchShape &shape) {
     const char *field;
     uint32_t value, limit;
   };
-  const Axis axes[] = {{"shape.block.x", shape.block.x, 1024}, {"shape.block.y", shape.block.y, 1024},
-                       {"shape.block.z", shape.block.z, 64},   {"shape.grid.x", shape.grid.x, 0x7FFFFFFFu},
-                       {"shape.grid.y", shape.grid.y, 65535},  {"shape.grid.z", shape.grid.z, 65535}};
+  const Axis axes[] = {
+      {"shape.block.x", shape.block.x, 1024}, {"shape.block.y", shape.block.y, 1024},
+      {"shape.block.z", shape.block.z, 64},   {"shape.grid.x", shape.grid.x, 0x7FFFFFFFu},
+      {"shape.grid.y", shape.grid.y, 65535},  {"shape.grid.z", shape.grid.z, 65535}};
   for (const Axis &a : axes) {
     if (a.value > a.limit) {
       return std::string(a.field) + " is " + std::to_string(a.value) + "; CUDA allows at most " +

@@ -77,7 +77,8 @@ using Micros = int64_t;  // the caller's time line; 0 in a deadline means "none"
 
 inline constexpr uint64_t kMiB = uint64_t{1} << 20;
 // CUDA context cost per process per H200 measured with nvidia-smi, with and without MPS.
-inline constexpr uint64_t kDefaultContextReserve = 528 * kMiB;  // measured 524-526 MiB per process on H200 (docs/service.md)
+inline constexpr uint64_t kDefaultContextReserve =
+    528 * kMiB;  // measured 524-526 MiB per process on H200 (docs/service.md)
 
 enum class PolicyKind {
   kMgb,        // Algorithm 3: enough memory, then fewest warps in use
@@ -135,9 +136,10 @@ struct Event {
   int gpu = -1;
   uint64_t memory_bytes = 0;  // the task's reservation (after growing, for kTaskGrown)
   uint64_t warps = 0;
-  bool is_grow = false;       // kTaskCancelled / kTaskQueued of a grow request
+  bool is_grow = false;  // kTaskCancelled / kTaskQueued of a grow request
   CancelReason reason = CancelReason::kNone;
-  uint64_t grow_bytes = 0;    // a grow's extra bytes (kTaskGrown; kTaskQueued / kTaskCancelled with is_grow)
+  uint64_t grow_bytes =
+      0;  // a grow's extra bytes (kTaskGrown; kTaskQueued / kTaskCancelled with is_grow)
 };
 
 class EventSink {
@@ -171,7 +173,7 @@ struct GpuSnapshot {
   uint64_t memory_available = 0;
   uint64_t warps_in_use = 0;
   uint32_t tasks = 0;
-  uint32_t sessions = 0;         // sessions charged a context reserve here
+  uint32_t sessions = 0;  // sessions charged a context reserve here
 };
 
 struct TaskSnapshot {
@@ -237,8 +239,9 @@ class Scheduler {
                              Micros now);
 
   void ExpireDeadlines(Micros now);
-  // The status a parked TaskBegin / TaskGrow ends with for a kTaskCancelled event: DEADLINE_EXCEEDED,
-  // CANCELLED, or RESOURCE_EXHAUSTED (kNoRoom) naming the task, the GPU and the bytes.
+  // The status a parked TaskBegin / TaskGrow ends with for a kTaskCancelled event:
+  // DEADLINE_EXCEEDED, CANCELLED, or RESOURCE_EXHAUSTED (kNoRoom) naming the task, the GPU and the
+  // bytes.
   absl::Status CancelStatus(const Event &event) const;
   std::optional<Micros> NextDeadline() const;
 
@@ -264,14 +267,14 @@ class Scheduler {
   };
   struct GpuState {
     GpuSpec spec;
-    uint64_t reserved = 0;        // sum of task reservations
-    uint32_t contexts = 0;        // sessions charged a context reserve here
+    uint64_t reserved = 0;          // sum of task reservations
+    uint32_t contexts = 0;          // sessions charged a context reserve here
     uint32_t pending_contexts = 0;  // of those, with no usage report yet (not in NVML's view)
-    uint64_t unallocated = 0;     // sum over tasks of max(0, reservation - reported allocated)
-    uint64_t growing_extra = 0;   // the extra bytes of the grows waiting here
+    uint64_t unallocated = 0;       // sum over tasks of max(0, reservation - reported allocated)
+    uint64_t growing_extra = 0;     // the extra bytes of the grows waiting here
     uint64_t nvml_free = 0, nvml_used = 0;
-    Micros nvml_read = 0;          // when nvml_free was read
-    Micros last_change = 0;        // last placement, end, grow, usage report or context here
+    Micros nvml_read = 0;    // when nvml_free was read
+    Micros last_change = 0;  // last placement, end, grow, usage report or context here
     uint64_t warps = 0;
     uint32_t tasks = 0;
     uint32_t pinned_sessions = 0;  // single / cg:N
@@ -299,7 +302,7 @@ class Scheduler {
     Micros since = 0;
     Micros deadline = 0;
     uint64_t queue_seq = 0;
-    int reserved_gpu = -1;  // sticky reservation while it is the blocked queue head
+    int reserved_gpu = -1;   // sticky reservation while it is the blocked queue head
     int preferred_gpu = -1;  // TaskRequest::preferred_pci_bus_id's GPU, -1 if none
     uint64_t min_warps = 0;  // mgb-sm: the fewest warps it needs free on any GPU (0 otherwise)
     std::vector<uint16_t> sm_blocks;  // mgb-sm: blocks placed per SM
@@ -385,7 +388,7 @@ class Scheduler {
   void ApplyGrow(TaskId id, Task &t, uint64_t extra, Micros now);
   // Grow liveness (see the top). The pending grows on one GPU, FIFO.
   struct GrowQueue {
-    uint64_t held = 0;         // reservations of the tasks waiting to grow
+    uint64_t held = 0;          // reservations of the tasks waiting to grow
     uint64_t oldest_extra = 0;  // the oldest pending grow's extra bytes; 0: none pending
     TaskId youngest = 0;
   };
@@ -404,18 +407,18 @@ class Scheduler {
   Options options_;
   EventSink *sink_;
   std::unordered_map<SessionId, Session> sessions_;
-  std::unordered_map<TaskId, Task> tasks_;   // running and waiting
-  std::map<uint64_t, TaskId> waiting_;        // FIFO by queue_seq
+  std::unordered_map<TaskId, Task> tasks_;  // running and waiting
+  std::map<uint64_t, TaskId> waiting_;      // FIFO by queue_seq
   // waiting_ split in two for backfilling: tasks of sessions that own a GPU (single / cg:N) go
   // only there, FIFO; the others are indexed by memory and (mgb-sm) warps.
   std::map<uint64_t, TaskId> waiting_pinned_;
   WaitingIndex waiting_index_;
-  mutable std::vector<uint32_t> room_scratch_;  // FitSms: room per SM, reused (no allocation)
-  std::map<uint64_t, TaskId> growing_;        // pending grows, FIFO
-  std::set<std::pair<Micros, TaskId>> deadlines_;       // waiting TaskBegins
+  mutable std::vector<uint32_t> room_scratch_;     // FitSms: room per SM, reused (no allocation)
+  std::map<uint64_t, TaskId> growing_;             // pending grows, FIFO
+  std::set<std::pair<Micros, TaskId>> deadlines_;  // waiting TaskBegins
   std::set<std::pair<Micros, TaskId>> grow_deadlines_;  // pending grows
-  int head_gpu_ = -1;  // the GPU reserved by the blocked queue head, -1 if none
-  TaskId head_task_ = 0;  // the blocked queue head, 0 if none
+  int head_gpu_ = -1;      // the GPU reserved by the blocked queue head, -1 if none
+  TaskId head_task_ = 0;   // the blocked queue head, 0 if none
   Micros hold_until_ = 0;  // new tasks wait until then (HoldNewTasksUntil), 0 if not held
   uint64_t max_capacity_ = 0;
   uint32_t cg_next_ = 0;
