@@ -13,14 +13,14 @@ TEST_CASE("a valid job list parses every field", "[batch][job_list]") {
       {"name": "b", "argv": ["prog"], "workload": "heat2d", "gb": 12.5}]})",
                         "list.json");
   REQUIRE(r.ok());
-  REQUIRE(r.jobs.size() == 2);
-  CHECK(r.jobs[0].name == "a");
-  CHECK(r.jobs[0].argv == std::vector<std::string>{"/bin/true", "x"});
-  CHECK(r.jobs[0].memory_bytes == 1073741824u);
-  CHECK(r.jobs[0].arrival_s == 1.5);
-  CHECK(r.jobs[1].memory_bytes == 0);
-  CHECK(r.jobs[1].workload == "heat2d");
-  CHECK(r.jobs[1].gb == 12.5);
+  REQUIRE(r->size() == 2);
+  CHECK((*r)[0].name == "a");
+  CHECK((*r)[0].argv == std::vector<std::string>{"/bin/true", "x"});
+  CHECK((*r)[0].memory_bytes == 1073741824u);
+  CHECK((*r)[0].arrival_s == 1.5);
+  CHECK((*r)[1].memory_bytes == 0);
+  CHECK((*r)[1].workload == "heat2d");
+  CHECK((*r)[1].gb == 12.5);
 }
 
 TEST_CASE("bad job lists are rejected with the field named", "[batch][job_list]") {
@@ -54,15 +54,16 @@ TEST_CASE("bad job lists are rejected with the field named", "[batch][job_list]"
     INFO(c.text);
     auto r = ParseJobList(c.text, "list.json");
     CHECK_FALSE(r.ok());
-    CHECK(r.jobs.empty());
-    CHECK_THAT(r.error, Catch::Contains(c.expected));
+    CHECK(r.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(std::string(r.status().message()), Catch::Contains(c.expected));
   }
 }
 
 TEST_CASE("a missing job list file is named in the error", "[batch][job_list]") {
   auto r = LoadJobList("/nonexistent/jobs.json");
-  CHECK_FALSE(r.ok());
-  CHECK_THAT(r.error, Catch::Contains("/nonexistent/jobs.json: cannot open"));
+  CHECK(r.status().code() == absl::StatusCode::kNotFound);
+  CHECK_THAT(std::string(r.status().message()),
+             Catch::Contains("/nonexistent/jobs.json: cannot open"));
 }
 
 TEST_CASE("a written job list reads back the same", "[batch][job_list]") {
@@ -77,9 +78,9 @@ TEST_CASE("a written job list reads back the same", "[batch][job_list]") {
   std::string path = dir.Write("jobs.json", JobListToJson({job}));
   auto r = LoadJobList(path);
   REQUIRE(r.ok());
-  REQUIRE(r.jobs.size() == 1);
-  CHECK(r.jobs[0].argv == job.argv);
-  CHECK(r.jobs[0].memory_bytes == job.memory_bytes);
-  CHECK(r.jobs[0].arrival_s == 2);
-  CHECK(r.jobs[0].gb == 10);
+  REQUIRE(r->size() == 1);
+  CHECK((*r)[0].argv == job.argv);
+  CHECK((*r)[0].memory_bytes == job.memory_bytes);
+  CHECK((*r)[0].arrival_s == 2);
+  CHECK((*r)[0].gb == 10);
 }

@@ -28,13 +28,13 @@ TEST_CASE("run history: medians of successful runs, matched by command line", "[
   const std::string run2 = R"({"jobs": [
     {"argv": ["srad", "100", "20000"], "run_s": 54.0, "exit_code": 0, "ended_s": 54},
     {"argv": ["srad", "100", "20000"], "run_s": 70.0, "exit_code": 0, "ended_s": 71}]})";
-  RunHistory h = ParseRunHistory(run1, "run1.json", {});
+  absl::StatusOr<RunHistory> h = ParseRunHistory(run1, "run1.json", {});
   REQUIRE(h.ok());
-  h = ParseRunHistory(run2, "run2.json", std::move(h));
+  h = ParseRunHistory(run2, "run2.json", *std::move(h));
   REQUIRE(h.ok());
   std::vector<Job> jobs = {Named("a", {"bfs", "g.txt"}), Named("b", {"srad", "100", "20000"}),
                            Named("c", {"srad", "100", "11000"})};
-  std::vector<double> e = ExpectedRunTimes(jobs, h);
+  std::vector<double> e = ExpectedRunTimes(jobs, *h);
   REQUIRE(e.size() == 3);
   CHECK(e[0] == Approx(20.0));  // the crashed run of the same command line adds nothing
   CHECK(e[1] == Approx(54.0));  // median of 50, 54, 70
@@ -43,15 +43,18 @@ TEST_CASE("run history: medians of successful runs, matched by command line", "[
 
 TEST_CASE("run history: a file that is not a batch run names the file and the field",
           "[batch][history]") {
-  CHECK(ParseRunHistory("[]", "x.json", {}).error ==
+  CHECK(ParseRunHistory("[]", "x.json", {}).status().message() ==
         "x.json: not the JSON of an `mgb batch --out` run (no \"jobs\" array)");
-  CHECK(ParseRunHistory(R"({"jobs": [{"argv": ["a"], "exit_code": 0}]})", "y.json", {}).error ==
-        "y.json: jobs[0].run_s: missing or not a number");
+  CHECK(ParseRunHistory(R"({"jobs": [{"argv": ["a"], "exit_code": 0}]})", "y.json", {})
+            .status()
+            .message() == "y.json: jobs[0].run_s: missing or not a number");
   CHECK(ParseRunHistory(R"({"jobs": [{"argv": [1], "run_s": 1, "exit_code": 0}]})", "z.json", {})
-            .error == "z.json: jobs[0].argv: every element must be a string");
+            .status()
+            .message() == "z.json: jobs[0].argv: every element must be a string");
   TempDir dir;
-  RunHistory missing = LoadRunHistory({dir.path() + "/none.json"});
-  CHECK(missing.error == dir.path() + "/none.json: cannot read");
+  absl::StatusOr<RunHistory> missing = LoadRunHistory({dir.path() + "/none.json"});
+  CHECK(missing.status().code() == absl::StatusCode::kNotFound);
+  CHECK(missing.status().message() == dir.path() + "/none.json: cannot read");
 }
 
 TEST_CASE("longest-first: one worker starts the longest expected job first, unknown ones before it",

@@ -133,8 +133,8 @@ int Generate(const Args &args) {
   if (!ParseRatio(Value(args, "--ratio", "1:1"), spec.large, spec.small))
     error = "--ratio must look like L:S (e.g. 3:1), got '" + Value(args, "--ratio") + "'";
   if (args.values.count("--calibration"))
-    if (std::string e = LoadIterCosts(Value(args, "--calibration"), spec.costs); !e.empty())
-      error = e;
+    if (absl::Status loaded = LoadIterCosts(Value(args, "--calibration"), spec.costs); !loaded.ok())
+      error = std::string(loaded.message());
   if (!error.empty()) return args.flags->Fail("--generate: " + error);
   std::vector<Job> jobs = GenerateMix(spec);
   std::string out = Value(args, "--out");
@@ -152,8 +152,8 @@ int Run(const Args &args) {
   double nvml_period = Number(args, "--nvml-period", 0.5, 0.01, 3600, error);
   if (!args.values.count("--jobs")) error = "--jobs FILE is required (or --generate)";
   if (!error.empty()) return args.flags->Fail(error);
-  JobListResult list = LoadJobList(Value(args, "--jobs"));
-  if (!list.ok()) return args.flags->Fail("--jobs: " + list.error);
+  absl::StatusOr<std::vector<Job>> jobs = LoadJobList(Value(args, "--jobs"));
+  if (!jobs.ok()) return args.flags->Fail("--jobs: " + std::string(jobs.status().message()));
   std::string out = Value(args, "--out");
   options.socket = Value(args, "--socket");
   options.log_dir = Value(args, "--logs", out + ".logs");
@@ -171,9 +171,10 @@ int Run(const Args &args) {
     std::stringstream list_text(Value(args, "--history"));
     for (std::string path; std::getline(list_text, path, ',');)
       if (!path.empty()) paths.push_back(path);
-    RunHistory history = LoadRunHistory(paths);
-    if (!history.ok()) return args.flags->Fail("--history: " + history.error);
-    options.expected_s = ExpectedRunTimes(list.jobs, history);
+    absl::StatusOr<RunHistory> history = LoadRunHistory(paths);
+    if (!history.ok())
+      return args.flags->Fail("--history: " + std::string(history.status().message()));
+    options.expected_s = ExpectedRunTimes(*jobs, *history);
   } else if (args.values.count("--history")) {
     return args.flags->Fail("--history is used only with --order longest-first");
   }
@@ -195,7 +196,7 @@ int Run(const Args &args) {
     sampler = GpuSampler::Start(nvml_period, &info.gpu_note);
   }
   options.watcher = sampler.get();
-  BatchResult result = RunBatch(list.jobs, options);
+  BatchResult result = RunBatch(*jobs, options);
   SamplerRecord sampled = sampler ? sampler->Stop() : SamplerRecord{};
   info.per_process_memory = sampler ? sampled.per_process_memory : "unavailable: " + info.gpu_note;
   AttachJobMemory(std::move(sampled.job_memory), &result);

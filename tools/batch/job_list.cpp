@@ -54,43 +54,33 @@ std::string ParseJob(const json &j, Job &job) {
 
 }  // namespace
 
-JobListResult ParseJobList(const std::string &text, const std::string &source) {
-  JobListResult result;
+absl::StatusOr<std::vector<Job>> ParseJobList(const std::string &text, const std::string &source) {
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error &e) {
-    result.error = source + ": not valid JSON: " + e.what();
-    return result;
+    return absl::InvalidArgumentError(source + ": not valid JSON: " + e.what());
   }
-  if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array()) {
-    result.error = source + ": jobs: must be an array of job objects";
-    return result;
-  }
+  if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array())
+    return absl::InvalidArgumentError(source + ": jobs: must be an array of job objects");
+  std::vector<Job> jobs;
   std::set<std::string> names;
   for (size_t i = 0; i < doc["jobs"].size(); ++i) {
     Job job;
     std::string error = ParseJob(doc["jobs"][i], job);
     if (error.empty() && !names.insert(job.name).second)
       error = ".name: duplicate name '" + job.name + "'";
-    if (!error.empty()) {
-      result.error = source + ": jobs[" + std::to_string(i) + "]" + error;
-      result.jobs.clear();
-      return result;
-    }
-    result.jobs.push_back(std::move(job));
+    if (!error.empty())
+      return absl::InvalidArgumentError(source + ": jobs[" + std::to_string(i) + "]" + error);
+    jobs.push_back(std::move(job));
   }
-  if (result.jobs.empty()) result.error = source + ": jobs: the list is empty";
-  return result;
+  if (jobs.empty()) return absl::InvalidArgumentError(source + ": jobs: the list is empty");
+  return jobs;
 }
 
-JobListResult LoadJobList(const std::string &path) {
+absl::StatusOr<std::vector<Job>> LoadJobList(const std::string &path) {
   std::ifstream in(path);
-  if (!in) {
-    JobListResult result;
-    result.error = path + ": cannot open the job list";
-    return result;
-  }
+  if (!in) return absl::NotFoundError(path + ": cannot open the job list");
   std::stringstream text;
   text << in.rdbuf();
   return ParseJobList(text.str(), path);

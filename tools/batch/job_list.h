@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 namespace mgb::batch {
 
 struct Job {
@@ -17,15 +19,10 @@ struct Job {
   double gb = 0;                  // optional: its --gb size
 };
 
-struct JobListResult {
-  std::vector<Job> jobs;
-  std::string error;  // empty on success; otherwise "<source>: jobs[3].argv: ..."
-  bool ok() const { return error.empty(); }
-};
-
-// Parses and validates a job list; `source` names the file in error messages.
-JobListResult ParseJobList(const std::string &text, const std::string &source);
-JobListResult LoadJobList(const std::string &path);
+// Parses and validates a job list; `source` names the file in error messages
+// (InvalidArgument "<source>: jobs[3].argv: ...", NotFound when the file cannot be opened).
+absl::StatusOr<std::vector<Job>> ParseJobList(const std::string &text, const std::string &source);
+absl::StatusOr<std::vector<Job>> LoadJobList(const std::string &path);
 
 std::string JobListToJson(const std::vector<Job> &jobs);
 

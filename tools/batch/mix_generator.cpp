@@ -52,22 +52,23 @@ std::map<std::string, IterCost> DefaultIterCosts() {
           {"nw_align", {5e-2, 1.2e-2}}, {"wavelet2d", {1e-3, 2.5e-3}}, {"bfs_graph", {1e-3, 4e-3}}};
 }
 
-std::string LoadIterCosts(const std::string &path, std::map<std::string, IterCost> &costs) {
+absl::Status LoadIterCosts(const std::string &path, std::map<std::string, IterCost> &costs) {
   std::ifstream in(path);
-  if (!in) return path + ": cannot open the calibration file";
+  if (!in) return absl::NotFoundError(path + ": cannot open the calibration file");
   std::stringstream text;
   text << in.rdbuf();
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text.str());
   } catch (const nlohmann::json::parse_error &e) {
-    return path + ": not valid JSON: " + e.what();
+    return absl::InvalidArgumentError(path + ": not valid JSON: " + e.what());
   }
-  if (!doc.is_object()) return path + ": must be an object keyed by workload";
+  if (!doc.is_object())
+    return absl::InvalidArgumentError(path + ": must be an object keyed by workload");
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     const auto &names = WorkloadNames();
     if (std::find(names.begin(), names.end(), it.key()) == names.end())
-      return path + ": " + it.key() + ": unknown workload";
+      return absl::InvalidArgumentError(path + ": " + it.key() + ": unknown workload");
     IterCost cost;
     const struct {
       const char *name;
@@ -83,14 +84,15 @@ std::string LoadIterCosts(const std::string &path, std::map<std::string, IterCos
       if (!field.required && !it->contains(field.name)) continue;
       if (!it->contains(field.name) || !(*it)[field.name].is_number() ||
           (*it)[field.name].get<double>() < 0)
-        return path + ": " + it.key() + "." + field.name + ": must be a number >= 0";
+        return absl::InvalidArgumentError(path + ": " + it.key() + "." + field.name +
+                                          ": must be a number >= 0");
       *field.slot = (*it)[field.name].get<double>();
     }
     if (cost.per_iter_s + cost.per_iter_per_gib_s <= 0)
-      return path + ": " + it.key() + ": both costs are zero";
+      return absl::InvalidArgumentError(path + ": " + it.key() + ": both costs are zero");
     costs[it.key()] = cost;
   }
-  return "";
+  return absl::OkStatus();
 }
 
 bool ParseRatio(const std::string &text, int &large, int &small) {

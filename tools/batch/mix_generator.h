@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "job_list.h"
 
 namespace mgb::batch {
@@ -51,8 +52,9 @@ const std::vector<std::string> &WorkloadNames();
 std::map<std::string, IterCost> DefaultIterCosts();
 
 // Reads {"<workload>": {"per_iter_s": x, "per_iter_per_gib_s": y, and optionally "input_s",
-// "input_s_per_gib", "snapshot_s", "snapshot_s_per_gib"}, ...}; "" on success.
-std::string LoadIterCosts(const std::string &path, std::map<std::string, IterCost> &costs);
+// "input_s_per_gib", "snapshot_s", "snapshot_s_per_gib"}, ...} into `costs`. InvalidArgument
+// naming the file and field, NotFound when it cannot be opened.
+absl::Status LoadIterCosts(const std::string &path, std::map<std::string, IterCost> &costs);
 
 // Parses "L:S" (e.g. "3:1"); false when malformed.
 bool ParseRatio(const std::string &text, int &large, int &small);

@@ -14,33 +14,31 @@ std::string CommandLine(const Job &job) {
   return line;
 }
 
-RunHistory ParseRunHistory(const std::string &text, const std::string &source, RunHistory history) {
+absl::StatusOr<RunHistory> ParseRunHistory(const std::string &text, const std::string &source,
+                                           RunHistory history) {
   using nlohmann::json;
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array()) {
-    history.error = source + ": not the JSON of an `mgb batch --out` run (no \"jobs\" array)";
-    return history;
+    return absl::InvalidArgumentError(
+        source + ": not the JSON of an `mgb batch --out` run (no \"jobs\" array)");
   }
   const json &jobs = doc["jobs"];
   for (size_t i = 0; i < jobs.size(); ++i) {
     const json &j = jobs[i];
     const std::string where = source + ": jobs[" + std::to_string(i) + "]";
     if (!j.is_object() || !j.contains("argv") || !j["argv"].is_array()) {
-      history.error = where + ".argv: missing or not an array";
-      return history;
+      return absl::InvalidArgumentError(where + ".argv: missing or not an array");
     }
     Job job;
     for (const json &a : j["argv"]) {
       if (!a.is_string()) {
-        history.error = where + ".argv: every element must be a string";
-        return history;
+        return absl::InvalidArgumentError(where + ".argv: every element must be a string");
       }
       job.argv.push_back(a.get<std::string>());
     }
     for (const char *field : {"run_s", "exit_code"}) {
       if (!j.contains(field) || !j[field].is_number()) {
-        history.error = where + "." + field + ": missing or not a number";
-        return history;
+        return absl::InvalidArgumentError(where + "." + field + ": missing or not a number");
       }
     }
     const bool succeeded = j["exit_code"].get<int>() == 0 && !j.value("crashed", false) &&
@@ -50,18 +48,16 @@ RunHistory ParseRunHistory(const std::string &text, const std::string &source, R
   return history;
 }
 
-RunHistory LoadRunHistory(const std::vector<std::string> &paths) {
+absl::StatusOr<RunHistory> LoadRunHistory(const std::vector<std::string> &paths) {
   RunHistory history;
   for (const std::string &path : paths) {
     std::ifstream in(path);
-    if (!in) {
-      history.error = path + ": cannot read";
-      return history;
-    }
+    if (!in) return absl::NotFoundError(path + ": cannot read");
     std::stringstream text;
     text << in.rdbuf();
-    history = ParseRunHistory(text.str(), path, std::move(history));
-    if (!history.ok()) return history;
+    absl::StatusOr<RunHistory> more = ParseRunHistory(text.str(), path, std::move(history));
+    if (!more.ok()) return more.status();
+    history = *std::move(more);
   }
   return history;
 }

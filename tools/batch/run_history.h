@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "job_list.h"
 
 namespace mgb::batch {
@@ -15,15 +16,16 @@ namespace mgb::batch {
 struct RunHistory {
   // Command line -> run times (seconds) of its runs that exited 0.
   std::map<std::string, std::vector<double>> run_s;
-  std::string error;  // empty on success; otherwise "<file>: jobs[2].run_s: ..."
-  bool ok() const { return error.empty(); }
 };
 
 std::string CommandLine(const Job &job);
 
 // Reads the JSON files that `mgb batch --out` wrote. A crashed or unfinished job adds nothing.
-RunHistory LoadRunHistory(const std::vector<std::string> &paths);
-RunHistory ParseRunHistory(const std::string &text, const std::string &source, RunHistory history);
+// InvalidArgument names the file and field ("<file>: jobs[2].run_s: ..."), NotFound a file that
+// cannot be read.
+absl::StatusOr<RunHistory> LoadRunHistory(const std::vector<std::string> &paths);
+absl::StatusOr<RunHistory> ParseRunHistory(const std::string &text, const std::string &source,
+                                           RunHistory history);
 
 // Each job's expected run time: the median of its recorded runs, or -1 when never seen.
 std::vector<double> ExpectedRunTimes(const std::vector<Job> &jobs, const RunHistory &history);
