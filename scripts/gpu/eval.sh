@@ -121,11 +121,9 @@ MGBD_PID=""
 MPS_BASE=""
 RUN_MARK=""  # MGB_EVAL_RUN=<token> in the environment of one run's batch and jobs only
 
-# PIDs whose environment holds the exact entry $1 (root reads every /proc/PID/environ). The
-# script never exports the markers it looks for, so it and its own children never match.
-pids_with_env() {
-  grep -lzxF -- "$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3
-}
+# pids_with_env, mps_start, mps_stop, mps_env. The script never exports the markers it looks
+# for, so it and its own children never match.
+source "$(dirname "${BASH_SOURCE[0]}")/mps.sh"
 
 kill_leftover_jobs() {
   [ -n "$RUN_MARK" ] || return 0
@@ -152,30 +150,14 @@ stop_mgbd() {
 # MPS with its own pipe/log dirs per run; mgbd --mps --mps-dir finds it there and tells clients.
 start_mps() {
   MPS_BASE="$WORK/mps-$1"
-  mkdir -p "$MPS_BASE/pipe" "$MPS_BASE/log"
-  CUDA_MPS_PIPE_DIRECTORY="$MPS_BASE/pipe" CUDA_MPS_LOG_DIRECTORY="$MPS_BASE/log" \
-    timeout 30 nvidia-cuda-mps-control -d >>"$WORK/logs/mps-$1.txt" 2>&1 || return 1
-  # mgbd starts a second control daemon unless this one's pipe is already there.
-  for _ in $(seq 50); do [ -e "$MPS_BASE/pipe/control" ] && return 0; sleep 0.2; done
-  echo "no $MPS_BASE/pipe/control 10 s after nvidia-cuda-mps-control -d" >>"$WORK/logs/mps-$1.txt"
-  return 1
+  mps_start "$MPS_BASE" "$WORK/logs/mps-$1.txt"
 }
 
 stop_mps() {
   [ -n "$MPS_BASE" ] || return 0
-  echo quit | CUDA_MPS_PIPE_DIRECTORY="$MPS_BASE/pipe" CUDA_MPS_LOG_DIRECTORY="$MPS_BASE/log" \
-    timeout 30 nvidia-cuda-mps-control >>"$WORK/logs/mps-quit.txt" 2>&1
-  # The control daemon and its servers carry this run's pipe directory in their environment.
-  local pids=""
-  for _ in $(seq 40); do
-    pids=$(pids_with_env "CUDA_MPS_PIPE_DIRECTORY=$MPS_BASE/pipe")
-    [ -z "$pids" ] && break
-    sleep 0.5
-  done
-  if [ -n "$pids" ]; then
-    log "MPS processes still up 20 s after quit: SIGKILL $(echo $pids)"
-    kill -KILL $pids 2>/dev/null
-  fi
+  local killed
+  killed=$(mps_stop "$MPS_BASE" "$WORK/logs/mps-quit.txt")
+  [ -n "$killed" ] && log "MPS processes still up 20 s after quit: SIGKILL $killed"
   cp -r "$MPS_BASE/log" "$WORK/logs/$(basename "$MPS_BASE")-log" 2>/dev/null
   MPS_BASE=""
 }
@@ -246,9 +228,9 @@ run_one() {
 
   RUN_MARK="$$-$i-$RANDOM"
   local rc=0
-  local mps_env=()
-  [ -n "$MPS_BASE" ] && mps_env=("CUDA_MPS_PIPE_DIRECTORY=$MPS_BASE/pipe" "CUDA_MPS_LOG_DIRECTORY=$MPS_BASE/log")
-  env MGB_EVAL_RUN="$RUN_MARK" "${mps_env[@]}" timeout --signal=TERM --kill-after=20 "$limit" \
+  local client_env=()
+  [ -n "$MPS_BASE" ] && mps_env "$MPS_BASE" && client_env=("${MPS_ENV[@]}")
+  env MGB_EVAL_RUN="$RUN_MARK" "${client_env[@]}" timeout --signal=TERM --kill-after=20 "$limit" \
     "${BATCH[@]}" --jobs "$JOBS" --workers "$workers" --socket "$sock" --label "$policy" \
     --out "$DEST/$tag.json" --logs "$WORK/logs/$tag.jobs" --nvml-period "$NVML_PERIOD" $BATCH_ARGS \
     >"$WORK/logs/$tag.batch.txt" 2>&1 </dev/null || rc=$?

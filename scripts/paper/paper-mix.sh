@@ -129,20 +129,17 @@ log "job lists ($DIRS working directories): $(ls "$WORK/lists" | tr '\n' ' ')"
 
 clean_outputs() { rm -rf "$WORK"/run/a/b/* "$WORK"/jobs; }
 
-# ---- MPS for the GPU-Sched runs (eval.sh starts its own for mgb) ----------------------------------
+# ---- MPS for the GPU-Sched and no-scheduler runs (eval.sh starts its own for mgb) ----------------
+source "$HERE/../gpu/mps.sh"  # mps_start, mps_stop, mps_env: MPS_ENV for the clients
 MPS_BASE=""
 start_mps() {
-  MPS_BASE="$WORK/mps-$1"; rm -rf "$MPS_BASE"; mkdir -p "$MPS_BASE/pipe" "$MPS_BASE/log"
-  export CUDA_MPS_PIPE_DIRECTORY="$MPS_BASE/pipe" CUDA_MPS_LOG_DIRECTORY="$MPS_BASE/log"
-  timeout 30 nvidia-cuda-mps-control -d
-  for _ in $(seq 50); do [ -e "$MPS_BASE/pipe/control" ] && return 0; sleep 0.2; done
-  return 1
+  MPS_BASE="$WORK/mps-$1"; rm -rf "$MPS_BASE"
+  mps_start "$MPS_BASE" "$R/$1.mps.log" && mps_env "$MPS_BASE"
 }
 stop_mps() {
   [ -n "$MPS_BASE" ] || return 0
-  echo quit | timeout 30 nvidia-cuda-mps-control
-  sleep 2
-  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  local killed; killed=$(mps_stop "$MPS_BASE" "$R/mps-quit.log")
+  [ -n "$killed" ] && log "MPS processes still up 20 s after quit: SIGKILL $killed"
   MPS_BASE=""
 }
 
@@ -207,8 +204,8 @@ run_blind() {  # $1 workers
   local n=$1 tag="blind-w$1"
   clean_outputs
   start_mps "$tag" || { log "FAILED $tag: MPS did not start"; return 1; }
-  (cd "$WORK/run/a/b" && timeout "$RUN_TIMEOUT" env -u MGB_SOCKET LD_LIBRARY_PATH="$MGB_LIB" "$MGB_BIN/mgb" batch \
-    --jobs "$WORK/lists/nvcc.json" --workers "$n" --label "$tag" --out "$R/$tag.json" \
+  (cd "$WORK/run/a/b" && timeout "$RUN_TIMEOUT" env -u MGB_SOCKET "${MPS_ENV[@]}" \
+    LD_LIBRARY_PATH="$MGB_LIB" "$MGB_BIN/mgb" batch --jobs "$WORK/lists/nvcc.json" --workers "$n" --label "$tag" --out "$R/$tag.json" \
     --logs "$R/$tag.logs") >"$R/$tag.log" 2>&1
   stop_mps
   log "$tag: $(grep -E '^summary' "$R/$tag.log" | tail -1)"
@@ -219,20 +216,19 @@ run_gpusched() {  # $1 workers
   local n=$1 tag="gpusched-w$1"
   clean_outputs
   start_mps "$tag" || { log "FAILED $tag: MPS did not start"; return 1; }
-  export LD_LIBRARY_PATH="$BUNDLE/gpusched/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  rm -f /dev/shm/bemps
-  (cd "$WORK/run/a/b" && exec "$BUNDLE/gpusched/bin/sched" mgb_basic) >"$R/$tag.sched.log" 2>&1 &
+  rm -f /dev/shm/bemps  # its programs find gpusched/lib through their RUNPATH
+  (cd "$WORK/run/a/b" && exec env "${MPS_ENV[@]}" "$BUNDLE/gpusched/bin/sched" mgb_basic) \
+    >"$R/$tag.sched.log" 2>&1 &
   local sched=$!
   sleep 2
   local t0 t1 rc=0
   t0=$(date +%s.%N)
   # Its argument order is <workload_file> <sched_alg> <num_processes> (its usage text is wrong).
-  (cd "$WORK/run/a/b" && timeout "$RUN_TIMEOUT" python3 "$BUNDLE/gpusched/workloader.py" \
+  (cd "$WORK/run/a/b" && timeout "$RUN_TIMEOUT" env "${MPS_ENV[@]}" python3 "$BUNDLE/gpusched/workloader.py" \
     "$WORK/lists/gpusched.wl" mgb_basic "$n") >"$R/$tag.log" 2>&1 || rc=$?
   t1=$(date +%s.%N)
   kill -INT "$sched" 2>/dev/null; sleep 1; kill -KILL "$sched" 2>/dev/null; wait "$sched" 2>/dev/null
   pkill -KILL -f "$BUNDLE/gpusched/bin/" 2>/dev/null
-  export LD_LIBRARY_PATH="${LD_LIBRARY_PATH#"$BUNDLE/gpusched/lib"}"; LD_LIBRARY_PATH="${LD_LIBRARY_PATH#:}"
   stop_mps
   local s lost total
   s=$(python3 -c "print(f'{$t1-$t0:.1f}')")

@@ -8,9 +8,9 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 
+#include "absl/strings/str_split.h"
 #include "flags.h"
 #include "gpu_sampler.h"
 #include "job_list.h"
@@ -167,10 +167,8 @@ int Run(const Args &args) {
     if (!args.values.count("--history"))
       return args.flags->Fail(
           "--order longest-first needs --history RUN.json (an earlier run's --out)");
-    std::vector<std::string> paths;
-    std::stringstream list_text(Value(args, "--history"));
-    for (std::string path; std::getline(list_text, path, ',');)
-      if (!path.empty()) paths.push_back(path);
+    const std::vector<std::string> paths =
+        absl::StrSplit(Value(args, "--history"), ',', absl::SkipEmpty());
     absl::StatusOr<RunHistory> history = LoadRunHistory(paths);
     if (!history.ok())
       return args.flags->Fail("--history: " + std::string(history.status().message()));
