@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ "${1:-}" == --help || "${1:-}" == -h ]] && { sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+[[ $# -eq 0 || "$1" == --check ]] && (($# <= 1)) ||
+  { echo "format.sh: unknown arguments '$*' (usage: scripts/format.sh [--check])" >&2; exit 2; }
 command -v clang-format >/dev/null || { echo "format.sh: clang-format not found (apt-get install clang-format)" >&2; exit 2; }
 mapfile -t files < <(git ls-files '*.cpp' '*.h' '*.cc' |
   grep -E '^(rewriter|service|tools|runtime|bench|guard|test|proto)/' |

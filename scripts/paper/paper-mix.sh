@@ -56,6 +56,10 @@ while [ $# -gt 0 ]; do
     *) echo "paper-mix.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+for r in $RUNS; do  # checked before any device time is spent
+  [[ "$r" =~ ^(bound|bound-busy|solo|pair-same|pair-own|(gpusched|mgb|mgb-lpt|blind)@[1-9][0-9]*)$ ]] ||
+    { echo "paper-mix.sh: --runs: '$r' is not a run (see --help)" >&2; exit 2; }
+done
 [ "$DIRS" = own ] || [ "$DIRS" = shared ] || { echo "paper-mix.sh: --dirs must be own or shared, got '$DIRS'" >&2; exit 2; }
 [ -d "$BUNDLE" ] || { echo "paper-mix.sh: --bundle '$BUNDLE' is not a directory" >&2; exit 2; }
 [ -x "$MGB_BIN/mgbd" ] || { echo "paper-mix.sh: --mgb-bin '$MGB_BIN' has no mgbd" >&2; exit 2; }
@@ -277,7 +281,6 @@ for r in $RUNS; do
     mgb-lpt@*) run_mgb mgb-lpt "${r#*@}" ;;
     blind@*) run_blind "${r#*@}" ;;
     pair-same|pair-own) run_pair "${r#pair-}" ;;
-    *) log "unknown run '$r' (skipped)" ;;
   esac
 done
 log "done in $((SECONDS - START)) s"

@@ -46,4 +46,8 @@ if bash "$repo/scripts/paper/paper-mix.sh" --dirs mine --bundle "$b" --mgb-bin "
   fail "--dirs mine was accepted"
 fi
 grep -q -- "--dirs must be own or shared" "$tmp/err" || fail "no message for a bad --dirs: $(cat "$tmp/err")"
+if bash "$repo/scripts/paper/paper-mix.sh" --runs "bound mgb@x" --bundle "$b" --mgb-bin "$tmp/bin" 2>"$tmp/err"; then
+  fail "--runs 'mgb@x' was accepted"
+fi
+grep -q -- "--runs: 'mgb@x' is not a run" "$tmp/err" || fail "no message for a bad --runs: $(cat "$tmp/err")"
 echo "paper-mix job lists: PASS"
