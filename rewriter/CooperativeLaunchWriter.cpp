@@ -80,15 +80,17 @@ void CooperativeLaunchWriter::run(const MatchFinder::MatchResult &result) {
                                  array = fileRange(args->getSourceRange(), SM, LO);
   std::string site = siteOf(at, SM);
   if (!LO.CPlusPlus) { // the routed form (mgb_prepare, mgb_arg, auto) is C++
-    warnings_ << site << ": warning: cudaLaunchCooperativeKernel in a C file cannot be routed "
-              << "through mgb_prepare: the program binds its memory eagerly (no stand-ins)\n";
+    diagnostics_.warn(at, *result.Context,
+                      "cudaLaunchCooperativeKernel in a C file cannot be routed through "
+                      "mgb_prepare: the program binds its memory eagerly (no stand-ins)");
     edits_.noteUnseenCode(SM);
     return;
   }
   if (!S || !func || !grid || !block || !array) {
-    warnings_ << site << ": warning: cudaLaunchCooperativeKernel has no mgb twin and its "
-              << "arguments are not a local `{&a, &b, ...}` array: they cannot be translated, so "
-              << "the program binds its memory eagerly (no stand-ins)\n";
+    diagnostics_.warn(at, *result.Context,
+                      "cudaLaunchCooperativeKernel has no mgb twin and its arguments are not a "
+                      "local `{&a, &b, ...}` array: they cannot be translated, so the program "
+                      "binds its memory eagerly (no stand-ins)");
     edits_.noteUnseenCode(SM);
     return;
   }

@@ -8,6 +8,7 @@
 #define MGB_REWRITER_COOPERATIVELAUNCHWRITER_H
 
 #include "EditSet.h"
+#include "RewriteDiagnostics.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/Support/raw_ostream.h"
@@ -16,14 +17,14 @@ namespace mgb::rewriter {
 
 class CooperativeLaunchWriter : public clang::ast_matchers::MatchFinder::MatchCallback {
 public:
-  CooperativeLaunchWriter(EditSet &edits, llvm::raw_ostream &warnings)
-      : edits_(edits), warnings_(warnings) {}
+  CooperativeLaunchWriter(EditSet &edits, RewriteDiagnostics &diagnostics)
+      : edits_(edits), diagnostics_(diagnostics) {}
   void registerMatchers(clang::ast_matchers::MatchFinder &finder);
   void run(const clang::ast_matchers::MatchFinder::MatchResult &result) override;
 
 private:
   EditSet &edits_;
-  llvm::raw_ostream &warnings_;
+  RewriteDiagnostics &diagnostics_;
 };
 
 } // namespace mgb::rewriter

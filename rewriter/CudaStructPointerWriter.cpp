@@ -1,8 +1,8 @@
 #include "CudaStructPointerWriter.h"
 
 #include "CudaApi.h"
+#include "ExprQueries.h"
 #include "SourceText.h"
-#include "TaskPlanner.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"

@@ -37,7 +37,7 @@ void FunctionTaskCallback::run(const MatchFinder::MatchResult &result) {
     return;
   std::string text;
   llvm::raw_string_ostream explain(text);
-  writeProbes(plan, body, *result.Context, edits_, explain, warnings_);
+  writeProbes(plan, body, *result.Context, edits_, explain, diagnostics_);
   // A header's functions are planned once per translation unit: report them once.
   if (explained_.insert(explain.str()).second)
     explain_ << explain.str();

@@ -3,6 +3,7 @@
 #define MGB_REWRITER_FUNCTIONTASKCALLBACK_H
 
 #include "EditSet.h"
+#include "RewriteDiagnostics.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/Support/raw_ostream.h"
@@ -13,8 +14,8 @@ namespace mgb::rewriter {
 
 class FunctionTaskCallback : public clang::ast_matchers::MatchFinder::MatchCallback {
 public:
-  FunctionTaskCallback(EditSet &edits, llvm::raw_ostream &explain, llvm::raw_ostream &warnings)
-      : edits_(edits), explain_(explain), warnings_(warnings) {}
+  FunctionTaskCallback(EditSet &edits, llvm::raw_ostream &explain, RewriteDiagnostics &diagnostics)
+      : edits_(edits), explain_(explain), diagnostics_(diagnostics) {}
   void registerMatchers(clang::ast_matchers::MatchFinder &finder);
   void run(const clang::ast_matchers::MatchFinder::MatchResult &result) override;
   void onStartOfTranslationUnit() override { edits_.resetTaskNumbers(); }
@@ -22,7 +23,7 @@ public:
 private:
   EditSet &edits_;
   llvm::raw_ostream &explain_;
-  llvm::raw_ostream &warnings_;
+  RewriteDiagnostics &diagnostics_;
   std::set<std::string> explained_; // functions of shared headers are explained once
 };
 

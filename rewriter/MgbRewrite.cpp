@@ -247,13 +247,14 @@ std::string insertInclude(llvm::StringRef content, const std::set<std::string> &
 }
 
 RewriteSession::RewriteSession(std::string root, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs)
-    : explainStream_(explain_), warningStream_(warnings_), edits_(std::move(root)),
-      fs_(std::move(fs)), renamer_(std::make_unique<ApiCallRenamer>(edits_)),
-      tasks_(std::make_unique<FunctionTaskCallback>(edits_, explainStream_, warningStream_)),
-      unmanaged_(std::make_unique<UnmanagedLaunchReporter>(edits_, warningStream_)),
-      thrust_(std::make_unique<ThrustUseReporter>(edits_, warningStream_)),
+    : explainStream_(explain_), warningStream_(warnings_), diagnostics_(warningStream_),
+      edits_(std::move(root)), fs_(std::move(fs)),
+      renamer_(std::make_unique<ApiCallRenamer>(edits_)),
+      tasks_(std::make_unique<FunctionTaskCallback>(edits_, explainStream_, diagnostics_)),
+      unmanaged_(std::make_unique<UnmanagedLaunchReporter>(edits_, diagnostics_)),
+      thrust_(std::make_unique<ThrustUseReporter>(edits_, diagnostics_)),
       streams_(std::make_unique<ForeignStreamWrapper>(edits_)),
-      cooperative_(std::make_unique<CooperativeLaunchWriter>(edits_, warningStream_)),
+      cooperative_(std::make_unique<CooperativeLaunchWriter>(edits_, diagnostics_)),
       structs_(std::make_unique<CudaStructPointerWriter>(edits_)) {
   renamer_->registerMatchers(finder_);
   tasks_->registerMatchers(finder_);

@@ -4,6 +4,7 @@
 #define MGB_REWRITER_MGBREWRITE_H
 
 #include "EditSet.h"
+#include "RewriteDiagnostics.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
@@ -67,11 +68,14 @@ public:
   llvm::Expected<std::vector<FileResult>> results(const std::vector<std::string> &sources);
 
   const std::string &explanation() const { return explain_; }
+  // The rewrite's own warnings (or errors, with warningsAsErrors), printed as Clang does.
   const std::string &warnings() const { return warnings_; }
+  RewriteDiagnostics &diagnostics() { return diagnostics_; }
 
 private:
   std::string explain_, warnings_;
   llvm::raw_string_ostream explainStream_, warningStream_;
+  RewriteDiagnostics diagnostics_;
   EditSet edits_;
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs_;
   clang::ast_matchers::MatchFinder finder_;

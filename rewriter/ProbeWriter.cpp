@@ -1,5 +1,7 @@
 #include "ProbeWriter.h"
 
+#include "ExprQueries.h"
+#include "ProbeText.h"
 #include "SourceText.h"
 
 #include "clang/AST/ParentMap.h"
@@ -14,9 +16,9 @@ namespace {
 class Writer {
 public:
   Writer(const FunctionPlan &plan, const Stmt *body, ASTContext &Ctx, EditSet &edits,
-         llvm::raw_ostream &explain, llvm::raw_ostream &warnings)
+         llvm::raw_ostream &explain, RewriteDiagnostics &diagnostics)
       : plan_(plan), Ctx_(Ctx), SM_(Ctx.getSourceManager()), LO_(Ctx.getLangOpts()), edits_(edits),
-        explain_(explain), warnings_(warnings), parents_(const_cast<Stmt *>(body)) {}
+        explain_(explain), diagnostics_(diagnostics), parents_(const_cast<Stmt *>(body)) {}
 
   void run() {
     explain_ << "function " << plan_.name << " (" << siteOf(plan_.location, SM_) << ")";
@@ -28,8 +30,8 @@ public:
     for (const Task &T : plan_.tasks) {
       if (T.isStatic) {
         writeStatic(T);
-        for (const std::string &w : T.warnings)
-          warnings_ << w << "\n";
+        for (const auto &[at, message] : T.warnings)
+          diagnostics_.warn(at, Ctx_, message);
         for (const Launch *L : T.launches)
           if (L->library && !L->foreign.empty())
             writeLibraryCall(*L, T);
@@ -185,8 +187,9 @@ private:
     }
     if (!ok || !edits_.isEditable(whole->getBegin(), SM_)) {
       if (edits_.isEditable(SM_.getExpansionLoc(L.call->getBeginLoc()), SM_))
-        warnings_ << site << ": warning: mgb-rewrite could not edit this launch (spelled across "
-                  << "macros): the program binds its memory eagerly (no stand-ins)\n";
+        diagnostics_.warn(L.call->getBeginLoc(), Ctx_,
+                          "mgb-rewrite could not edit this launch (spelled across macros): the "
+                          "program binds its memory eagerly (no stand-ins)");
       edits_.noteUnseenCode(SM_);
       return;
     }
@@ -250,9 +253,10 @@ private:
         continue;
       std::optional<CharSourceRange> r = fileRange(arg->getSourceRange(), SM_, LO_);
       if (!r || !edits_.isEditable(r->getBegin(), SM_)) {
-        warnings_ << site << ": warning: mgb-rewrite could not edit the device pointers of this "
-                  << "library call (spelled in a macro body): the program binds its memory "
-                  << "eagerly (no stand-ins)\n";
+        diagnostics_.warn(L.library->getBeginLoc(), Ctx_,
+                          "mgb-rewrite could not edit the device pointers of this library call "
+                          "(spelled in a macro body): the program binds its memory eagerly (no "
+                          "stand-ins)");
         edits_.noteUnseenCode(SM_);
         return;
       }
@@ -351,8 +355,8 @@ private:
         return;
     std::optional<CharSourceRange> r = editableRange(L.stream->getSourceRange(), SM_, LO_);
     if (!r || !edits_.isEditable(r->getBegin(), SM_)) {
-      warnings_ << siteOf(L.call->getBeginLoc(), SM_)
-                << ": warning: the launch's stream could not be wrapped in mgb_real_stream\n";
+      diagnostics_.warn(L.call->getBeginLoc(), Ctx_,
+                        "the launch's stream could not be wrapped in mgb_real_stream");
       return;
     }
     edits_.insert(r->getBegin(), "mgb_real_stream(", SM_);
@@ -365,15 +369,15 @@ private:
   const LangOptions &LO_;
   EditSet &edits_;
   llvm::raw_ostream &explain_;
-  llvm::raw_ostream &warnings_;
+  RewriteDiagnostics &diagnostics_;
   ParentMap parents_;
 };
 
 } // namespace
 
 void writeProbes(const FunctionPlan &plan, const Stmt *body, ASTContext &Ctx, EditSet &edits,
-                 llvm::raw_ostream &explain, llvm::raw_ostream &warnings) {
-  Writer(plan, body, Ctx, edits, explain, warnings).run();
+                 llvm::raw_ostream &explain, RewriteDiagnostics &diagnostics) {
+  Writer(plan, body, Ctx, edits, explain, diagnostics).run();
 }
 
 } // namespace mgb::rewriter

@@ -4,15 +4,17 @@
 #define MGB_REWRITER_PROBEWRITER_H
 
 #include "EditSet.h"
-#include "TaskPlanner.h"
+#include "PlanModel.h"
+
+#include "RewriteDiagnostics.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 namespace mgb::rewriter {
 
-// Writes the plan's edits; warnings (a launch that could not be edited) go to `warnings`.
+// Writes the plan's edits; warnings (a launch that could not be edited) go to `diagnostics`.
 void writeProbes(const FunctionPlan &plan, const clang::Stmt *body, clang::ASTContext &Ctx,
-                 EditSet &edits, llvm::raw_ostream &explain, llvm::raw_ostream &warnings);
+                 EditSet &edits, llvm::raw_ostream &explain, RewriteDiagnostics &diagnostics);
 
 } // namespace mgb::rewriter
 

@@ -64,6 +64,12 @@ std::optional<std::string> spelledText(const Expr *E, const SourceManager &SM,
   return std::nullopt;
 }
 
+std::string messageText(const Expr *E, const SourceManager &SM, const LangOptions &LO) {
+  if (auto t = spelledText(E, SM, LO))
+    return *t;
+  return "<macro>";
+}
+
 SourceLocation statementBegin(const Stmt *S, const SourceManager &SM) {
   return SM.getExpansionRange(S->getBeginLoc()).getBegin();
 }

@@ -35,6 +35,10 @@ std::string textOf(clang::CharSourceRange range, const clang::SourceManager &SM,
 std::optional<std::string> spelledText(const clang::Expr *E, const clang::SourceManager &SM,
                                        const clang::LangOptions &LO);
 
+// spelledText for messages: "<macro>" when a macro body spells part of E.
+std::string messageText(const clang::Expr *E, const clang::SourceManager &SM,
+                        const clang::LangOptions &LO);
+
 // The location where a statement starts in the file (the macro name for a macro statement).
 clang::SourceLocation statementBegin(const clang::Stmt *S, const clang::SourceManager &SM);
 

@@ -1,7 +1,5 @@
 #include "ThrustUseReporter.h"
 
-#include "SourceText.h"
-
 #include "clang/AST/ExprCXX.h"
 
 namespace mgb::rewriter {
@@ -44,7 +42,7 @@ void ThrustUseReporter::registerMatchers(MatchFinder &finder) {
 void ThrustUseReporter::run(const MatchFinder::MatchResult &result) {
   const SourceManager &SM = *result.SourceManager;
   if (const auto *var = result.Nodes.getNodeAs<VarDecl>("container")) {
-    warn(var->getLocation(), SM,
+    warn(var->getLocation(), *result.Context,
          "thrust device container `" + var->getNameAsString() +
              "` takes device memory outside libmgb: it is not counted in any task's "
              "reservation, and it lives on the device current at its construction");
@@ -66,20 +64,19 @@ void ThrustUseReporter::run(const MatchFinder::MatchResult &result) {
   for (const Expr *arg : call->arguments())
     device = device || isDeviceSide(arg->getType(), *result.Context);
   if (device)
-    warn(call->getBeginLoc(), SM,
+    warn(call->getBeginLoc(), *result.Context,
          "thrust::" + FD->getName().str() +
              " works on the GPU through thrust: its kernels and temporary memory are not "
              "managed by mgb");
 }
 
-void ThrustUseReporter::warn(SourceLocation loc, const SourceManager &SM, const std::string &what) {
+void ThrustUseReporter::warn(SourceLocation loc, const ASTContext &Ctx, const std::string &what) {
+  const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation at = SM.getExpansionLoc(loc);
   // Only the user's code: thrust calls itself inside its own (system) headers.
   if (!at.isValid() || SM.isInSystemHeader(at) || !edits_.isEditable(at, SM))
     return;
-  std::string text = siteOf(at, SM) + ": warning: " + what;
-  if (reported_.insert(text).second)
-    warnings_ << text << "\n";
+  diagnostics_.warn(at, Ctx, what);
 }
 
 } // namespace mgb::rewriter

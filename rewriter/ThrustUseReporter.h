@@ -6,6 +6,7 @@
 #define MGB_REWRITER_THRUSTUSEREPORTER_H
 
 #include "EditSet.h"
+#include "RewriteDiagnostics.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/Support/raw_ostream.h"
@@ -17,16 +18,15 @@ namespace mgb::rewriter {
 
 class ThrustUseReporter : public clang::ast_matchers::MatchFinder::MatchCallback {
 public:
-  ThrustUseReporter(EditSet &edits, llvm::raw_ostream &warnings)
-      : edits_(edits), warnings_(warnings) {}
+  ThrustUseReporter(EditSet &edits, RewriteDiagnostics &diagnostics)
+      : edits_(edits), diagnostics_(diagnostics) {}
   void registerMatchers(clang::ast_matchers::MatchFinder &finder);
   void run(const clang::ast_matchers::MatchFinder::MatchResult &result) override;
 
 private:
-  void warn(clang::SourceLocation at, const clang::SourceManager &SM, const std::string &what);
+  void warn(clang::SourceLocation at, const clang::ASTContext &Ctx, const std::string &what);
   EditSet &edits_;
-  llvm::raw_ostream &warnings_;
-  std::set<std::string> reported_;
+  RewriteDiagnostics &diagnostics_;
 };
 
 } // namespace mgb::rewriter

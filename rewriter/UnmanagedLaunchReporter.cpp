@@ -1,7 +1,6 @@
 #include "UnmanagedLaunchReporter.h"
 
 #include "CudaApi.h"
-#include "SourceText.h"
 
 #include "clang/AST/ExprCXX.h"
 
@@ -58,11 +57,11 @@ void UnmanagedLaunchReporter::run(const MatchFinder::MatchResult &result) {
   if (const auto *launch = result.Nodes.getNodeAs<CUDAKernelCallExpr>("launch")) {
     SourceLocation at = SM.getExpansionLoc(launch->getBeginLoc());
     if (at.isValid() && !SM.isInSystemHeader(at) && !edits_.isEditable(at, SM)) {
-      warn(siteOf(at, SM) +
-           ": warning: this launch is in a file outside --root and is not "
-           "rewritten: the program binds its memory eagerly (no stand-ins; "
-           "widen --root to include " +
-           SM.getFilename(at).str() + " for finer placement)");
+      diagnostics_.warn(at, *result.Context,
+                        "this launch is in a file outside --root and is not rewritten: the "
+                        "program binds its memory eagerly (no stand-ins; widen --root to "
+                        "include " +
+                            SM.getFilename(at).str() + " for finer placement)");
       edits_.noteUnseenCode(SM);
     }
     return;
@@ -75,15 +74,10 @@ void UnmanagedLaunchReporter::run(const MatchFinder::MatchResult &result) {
   const UntwinnedApi *api = findUntwinned(FD->getName());
   if (!api || !isCudaRuntimeDecl(templatePattern(FD)) || SM.isInSystemHeader(at))
     return;
-  warn(siteOf(at, SM) + ": warning: " + FD->getName().str() +
-       " has no mgb twin: " + api->consequence);
+  diagnostics_.warn(at, *result.Context,
+                    FD->getName().str() + " has no mgb twin: " + api->consequence);
   if (api->consequence == kLaunch)
     edits_.noteUnseenCode(SM);
-}
-
-void UnmanagedLaunchReporter::warn(const std::string &text) {
-  if (reported_.insert(text).second)
-    warnings_ << text << "\n";
 }
 
 } // namespace mgb::rewriter

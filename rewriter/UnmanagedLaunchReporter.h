@@ -6,6 +6,7 @@
 #define MGB_REWRITER_UNMANAGEDLAUNCHREPORTER_H
 
 #include "EditSet.h"
+#include "RewriteDiagnostics.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/Support/raw_ostream.h"
@@ -17,16 +18,14 @@ namespace mgb::rewriter {
 
 class UnmanagedLaunchReporter : public clang::ast_matchers::MatchFinder::MatchCallback {
 public:
-  UnmanagedLaunchReporter(EditSet &edits, llvm::raw_ostream &warnings)
-      : edits_(edits), warnings_(warnings) {}
+  UnmanagedLaunchReporter(EditSet &edits, RewriteDiagnostics &diagnostics)
+      : edits_(edits), diagnostics_(diagnostics) {}
   void registerMatchers(clang::ast_matchers::MatchFinder &finder);
   void run(const clang::ast_matchers::MatchFinder::MatchResult &result) override;
 
 private:
-  void warn(const std::string &text);
   EditSet &edits_;
-  llvm::raw_ostream &warnings_;
-  std::set<std::string> reported_; // headers are seen once per translation unit
+  RewriteDiagnostics &diagnostics_;
 };
 
 } // namespace mgb::rewriter

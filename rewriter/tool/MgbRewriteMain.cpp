@@ -1,5 +1,6 @@
 // mgb-rewrite: wraps the GPU tasks of CUDA sources in libmgb probes.
 //   mgb-rewrite [options] FILES... -- COMPILER_FLAGS      or      mgb-rewrite -p BUILD_DIR FILES...
+#include "FileChanges.h"
 #include "MgbRewrite.h"
 #include "SourceLocks.h"
 
@@ -13,7 +14,6 @@
 
 #include <fstream>
 #include <optional>
-#include <sstream>
 
 using namespace llvm;
 using mgb::rewriter::FileResult;
@@ -32,44 +32,19 @@ cl::opt<bool> check("check",
                     cl::cat(category));
 cl::opt<bool> explain("explain", cl::desc("Print the tasks found in each function"),
                       cl::cat(category));
+cl::opt<std::string> exportFixes(
+    "export-fixes",
+    cl::desc("Also write the changes as YAML replacements for clang-apply-replacements (with "
+             "--check too)"),
+    cl::value_desc("file.yaml"), cl::cat(category));
+cl::opt<bool> warningsAsErrors(
+    "warnings-as-errors",
+    cl::desc("Report mgb-rewrite's warnings as errors: exit 1 and write nothing (for CI)"),
+    cl::cat(category));
 cl::opt<std::string> rootDir("root",
                              cl::desc("Only files under this directory are rewritten (default: "
                                       "the common directory of the sources)"),
                              cl::value_desc("dir"), cl::cat(category));
-
-std::vector<std::string> lines(const std::string &text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    out.push_back(line);
-  return out;
-}
-
-// One-hunk unified diff (common prefix and suffix left out, 3 lines of context).
-void printDiff(const FileResult &r) {
-  std::vector<std::string> a = lines(r.original), b = lines(r.rewritten);
-  size_t prefix = 0;
-  while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix])
-    ++prefix;
-  size_t suffix = 0;
-  while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
-         a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix])
-    ++suffix;
-  size_t start = prefix > 3 ? prefix - 3 : 0;
-  size_t endA = std::min(a.size(), a.size() - suffix + 3),
-         endB = std::min(b.size(), b.size() - suffix + 3);
-  outs() << "--- " << r.path << "\n+++ " << r.path << " (mgb-rewrite)\n";
-  outs() << "@@ -" << start + 1 << "," << endA - start << " +" << start + 1 << "," << endB - start
-         << " @@\n";
-  for (size_t i = start; i < prefix; ++i)
-    outs() << " " << a[i] << "\n";
-  for (size_t i = prefix; i < a.size() - suffix; ++i)
-    outs() << "-" << a[i] << "\n";
-  for (size_t i = prefix; i < b.size() - suffix; ++i)
-    outs() << "+" << b[i] << "\n";
-  for (size_t i = b.size() - suffix; i < endB; ++i)
-    outs() << " " << b[i] << "\n";
-}
 
 // Writes through a temporary file in the same directory and a rename: never half a file.
 bool writeAtomically(const std::string &path, const std::string &text) {
@@ -164,6 +139,7 @@ int main(int argc, const char **argv) {
     locks.emplace(std::move(*acquired));
   }
   mgb::rewriter::RewriteSession session(root, vfs::getRealFileSystem());
+  session.diagnostics().setWarningsAsErrors(warningsAsErrors);
   int status = 0;
   std::optional<Expected<std::vector<FileResult>>> computed;
   CrashRecoveryContext::Enable();
@@ -190,16 +166,26 @@ int main(int argc, const char **argv) {
   errs() << session.warnings();
   if (explain)
     outs() << session.explanation();
+  if (warningsAsErrors && session.diagnostics().count() > 0) {
+    errs() << "mgb-rewrite: not rewritten: " << session.diagnostics().count()
+           << " warning(s) treated as errors (--warnings-as-errors)\n";
+    return 1;
+  }
   Expected<std::vector<FileResult>> &results = *computed;
   if (!results) {
     errs() << "mgb-rewrite: " << toString(results.takeError()) << "\n";
     return 1;
   }
+  if (!exportFixes.empty() &&
+      !writeAtomically(exportFixes,
+                       mgb::rewriter::fixesYaml(
+                           *results, mgb::rewriter::EditSet::canonicalPath(sources.front()))))
+    return 1;
   if (check) {
     bool stale = false;
     for (const FileResult &r : *results)
       if (r.rewritten != r.original) {
-        printDiff(r);
+        mgb::rewriter::printUnifiedDiff(r, outs());
         stale = true;
       }
     return stale ? 1 : 0;

@@ -1,4 +1,5 @@
 // Unit tests of the rewriter library on in-memory CUDA sources (real Clang ASTs).
+#include "FileChanges.h"
 #include "LaunchSpacingFS.h"
 #include "MgbRewrite.h"
 #include "ToolkitHeaderFS.h"
@@ -236,4 +237,32 @@ template void scale<float>(cublasHandle_t, int, float *);
   CHECK(contains(out, "mgb_prepare(mgb_dim(1), mgb_dim(1), nullptr, \"input.cu:7\", outside, d);"));
   CHECK(contains(out, "cublasSscal(handle, n, &alpha, mgb_arg(outside), 1);"));
   CHECK(contains(explain, "(from outside the function: `outside`)"));
+}
+
+TEST_CASE("--export-fixes' replacement turns the original into the rewrite, on whole lines",
+          "[rewriter]") {
+  using mgb::rewriter::FileResult;
+  std::vector<FileResult> cases = {
+      {"/a.cu", "int a;\nint b;\nint c;\n", "#include <mgb/mgb.h>\nint a;\nint b;\nint c;\n"},
+      {"/b.cu", "int a;\nint b;\nint c;\n", "int a;\nint bb;\nint c;\n"},
+      {"/c.cu", "int a;\nint b;", "int a;\nint b;\nint c;"},
+      {"/d.cu", "x", "y"},
+      {"/e.cu", "int a;\n  f(p);\n  f(p);\n", "int a;\n  f(mgb_arg(p));\n  f(p);\n"},
+  };
+  for (const FileResult &r : cases) {
+    clang::tooling::Replacement fix = mgb::rewriter::replacementFor(r);
+    INFO(r.path);
+    CHECK(fix.getFilePath() == r.path);
+    clang::tooling::Replacements all(fix);
+    llvm::Expected<std::string> applied = clang::tooling::applyAllReplacements(r.original, all);
+    REQUIRE(static_cast<bool>(applied));
+    CHECK(*applied == r.rewritten);
+    // Whole lines: the span starts a line and ends at a line's start or the text's end.
+    CHECK((fix.getOffset() == 0 || r.original[fix.getOffset() - 1] == '\n'));
+    size_t end = fix.getOffset() + fix.getLength();
+    CHECK((end == r.original.size() || r.original[end - 1] == '\n'));
+  }
+  std::string yaml = mgb::rewriter::fixesYaml(cases, "/a.cu");
+  CHECK(contains(yaml, "MainSourceFile:  '/a.cu'"));
+  CHECK(contains(yaml, "FilePath:        '/e.cu'"));
 }
