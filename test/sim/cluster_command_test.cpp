@@ -73,7 +73,9 @@ TEST_CASE("a small cluster run writes one report per cluster policy", "[sim][clu
   REQUIRE(Run({"--draw", "200", "--from", Profiles(), "--arrival-gap", "2", "--nodes", "2",
                "--gpus", "2", "--cluster-policy", "mgb,whole-gpu,shard:4", "--out", out.path()}) ==
           0);
-  const nlohmann::json json = mgb::sim::ParseJsonFile(out.path());
+  const absl::StatusOr<nlohmann::json> report = mgb::sim::ParseJsonFile(out.path());
+  REQUIRE(report.ok());
+  const nlohmann::json &json = *report;
   REQUIRE(json["runs"].size() == 3);
   CHECK(json["runs"][0]["policy"] == "mgb");
   CHECK(json["runs"][1]["policy"] == "whole-gpu");

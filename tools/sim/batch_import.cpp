@@ -9,8 +9,9 @@
 
 namespace mgb::sim {
 
-RecordedRun RecordedRunFromJson(const nlohmann::json &json, const std::string &source) {
-  const Field root(json, source, "");
+absl::StatusOr<RecordedRun> RecordedRunFromJson(const nlohmann::json &json,
+                                                const std::string &source) {
+  const Field root(json, source);
   RecordedRun run;
   run.source = source;
   run.label = root.String("label", "");
@@ -49,13 +50,17 @@ RecordedRun RecordedRunFromJson(const nlohmann::json &json, const std::string &s
   if (root.Has("summary") && root["summary"].Has("makespan_s")) {
     run.makespan_s = root["summary"]["makespan_s"].NumberAtLeast(0);
   }
+  if (!root.ok()) return root.status();
   if (run.makespan_s <= 0)
-    throw InputError(source + ": summary.makespan_s: no makespan (no job finished)");
+    return absl::InvalidArgumentError(source +
+                                      ": summary.makespan_s: no makespan (no job finished)");
   return run;
 }
 
-RecordedRun ReadRecordedRun(const std::string &path) {
-  return RecordedRunFromJson(ParseJsonFile(path), path);
+absl::StatusOr<RecordedRun> ReadRecordedRun(const std::string &path) {
+  absl::StatusOr<nlohmann::json> json = ParseJsonFile(path);
+  if (!json.ok()) return json.status();
+  return RecordedRunFromJson(*json, path);
 }
 
 namespace {
@@ -77,25 +82,27 @@ std::vector<MemoryStep> ObservedMemorySteps(const RecordedJob &r, uint64_t conte
 
 }  // namespace
 
-Trace ProfilesFromSoloRun(const RecordedRun &run, uint64_t context_bytes) {
+absl::StatusOr<Trace> ProfilesFromSoloRun(const RecordedRun &run, uint64_t context_bytes) {
   Trace trace;
   trace.comment = "solo runs of " + run.source + " (mgb simulate --from-batch)";
   std::unordered_map<std::string, size_t> seen;
   for (size_t i = 0; i < run.jobs.size(); ++i) {
     const RecordedJob &r = run.jobs[i];
     const std::string where = run.source + ": jobs[" + std::to_string(i) + "] (\"" + r.name + "\")";
-    if (!seen.emplace(r.name, i).second) throw InputError(where + ".name: duplicate job name");
+    if (!seen.emplace(r.name, i).second)
+      return absl::InvalidArgumentError(where + ".name: duplicate job name");
     if (r.started_s < 0 || r.ended_s < 0)
-      throw InputError(where + ": never finished, no solo time");
-    if (r.crashed) throw InputError(where + ".crashed: a crashed run is no solo profile");
+      return absl::InvalidArgumentError(where + ": never finished, no solo time");
+    if (r.crashed)
+      return absl::InvalidArgumentError(where + ".crashed: a crashed run is no solo profile");
     const double run_s = r.ended_s - r.started_s;
-    if (run_s <= 0) throw InputError(where + ".ended_s: the job ran for no time");
+    if (run_s <= 0) return absl::InvalidArgumentError(where + ".ended_s: the job ran for no time");
     std::vector<MemoryStep> observed = ObservedMemorySteps(r, context_bytes);
     if (observed.empty() && r.memory_bytes == 0) {
-      throw InputError(where +
-                       ".memory_bytes: 0 (unknown) and no memory_samples beyond a CUDA "
-                       "context; the simulator needs each job's memory: give memory_bytes in the "
-                       "job list");
+      return absl::InvalidArgumentError(
+          where +
+          ".memory_bytes: 0 (unknown) and no memory_samples beyond a CUDA context; the simulator "
+          "needs each job's memory: give memory_bytes in the job list");
     }
     JobProfile job;
     job.name = r.name;
@@ -117,14 +124,16 @@ Trace ProfilesFromSoloRun(const RecordedRun &run, uint64_t context_bytes) {
 
 namespace {
 
-const JobProfile &ProfileOf(const RecordedRun &run, size_t i,
-                            const std::unordered_map<std::string, const JobProfile *> &by_name) {
+absl::StatusOr<const JobProfile *> ProfileOf(
+    const RecordedRun &run, size_t i,
+    const std::unordered_map<std::string, const JobProfile *> &by_name) {
   auto it = by_name.find(run.jobs[i].name);
   if (it == by_name.end()) {
-    throw InputError(run.source + ": jobs[" + std::to_string(i) + "].name: \"" + run.jobs[i].name +
-                     "\" has no profile in the --profiles trace");
+    return absl::InvalidArgumentError(run.source + ": jobs[" + std::to_string(i) + "].name: \"" +
+                                      run.jobs[i].name +
+                                      "\" has no profile in the --profiles trace");
   }
-  return *it->second;
+  return it->second;
 }
 
 std::unordered_map<std::string, const JobProfile *> ByName(const Trace &profiles) {
@@ -135,35 +144,40 @@ std::unordered_map<std::string, const JobProfile *> ByName(const Trace &profiles
 
 }  // namespace
 
-CoRunGroup CoRunGroupFromBatch(const RecordedRun &run, const Trace &profiles,
-                               uint64_t warp_capacity) {
+absl::StatusOr<CoRunGroup> CoRunGroupFromBatch(const RecordedRun &run, const Trace &profiles,
+                                               uint64_t warp_capacity) {
   const auto by_name = ByName(profiles);
   CoRunGroup group{warp_capacity, {}};
   for (size_t i = 0; i < run.jobs.size(); ++i) {
     const RecordedJob &r = run.jobs[i];
-    const JobProfile &p = ProfileOf(run, i, by_name);
+    absl::StatusOr<const JobProfile *> p = ProfileOf(run, i, by_name);
+    if (!p.ok()) return p.status();
     const std::string where = run.source + ": jobs[" + std::to_string(i) + "]";
     if (r.crashed || r.ended_s < 0)
-      throw InputError(where + ": crashed or unfinished, no co-run time");
-    if (p.tasks.size() != 1)
-      throw InputError(where + ": co-run calibration needs one-task profiles");
-    group.tasks.push_back({p.tasks[0].busy_fraction, p.tasks[0].shape.warps(), p.SoloSeconds(),
-                           r.ended_s - r.started_s});
+      return absl::InvalidArgumentError(where + ": crashed or unfinished, no co-run time");
+    if ((*p)->tasks.size() != 1)
+      return absl::InvalidArgumentError(where + ": co-run calibration needs one-task profiles");
+    const TaskProfile &task = (*p)->tasks[0];
+    group.tasks.push_back(
+        {task.busy_fraction, task.shape.warps(), (*p)->SoloSeconds(), r.ended_s - r.started_s});
   }
   return group;
 }
 
-RecordedCheck CheckRecordedRun(const RecordedRun &run, const Trace &profiles, SimOptions options) {
+absl::StatusOr<RecordedCheck> CheckRecordedRun(const RecordedRun &run, const Trace &profiles,
+                                               SimOptions options) {
   const auto by_name = ByName(profiles);
   Trace replay;
   for (size_t i = 0; i < run.jobs.size(); ++i) {
-    JobProfile job = ProfileOf(run, i, by_name);
+    absl::StatusOr<const JobProfile *> profile = ProfileOf(run, i, by_name);
+    if (!profile.ok()) return profile.status();
+    JobProfile job = **profile;
     job.arrival_s = run.jobs[i].queued_s;
     replay.jobs.push_back(std::move(job));
   }
   if (options.workers == 0) options.workers = static_cast<uint32_t>(std::max(0, run.workers));
   auto simulated = Simulate(replay, options);
-  if (!simulated.ok()) throw InputError(std::string(simulated.status().message()));
+  if (!simulated.ok()) return simulated.status();
   RecordedCheck check;
   check.measured_makespan_s = run.makespan_s;
   for (const JobRecord &job : simulated->jobs) {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/status/statusor.h"
 #include "job_profile.h"
 #include "mgb/core/scheduler.h"
 #include "simulator.h"
@@ -41,9 +42,10 @@ struct RecordedRun {
   std::vector<RecordedJob> jobs;
 };
 
-// Throws InputError naming the file and field.
-RecordedRun RecordedRunFromJson(const nlohmann::json &json, const std::string &source);
-RecordedRun ReadRecordedRun(const std::string &path);
+// InvalidArgument naming the file and field; NotFound when the file cannot be opened.
+absl::StatusOr<RecordedRun> RecordedRunFromJson(const nlohmann::json &json,
+                                                const std::string &source);
+absl::StatusOr<RecordedRun> ReadRecordedRun(const std::string &path);
 
 // One profile per job of a run where each job ran alone on a GPU (single-assignment): one task
 // spanning the process (solo_s = ended - started), busy fraction = kernel time / run time, the
@@ -51,15 +53,17 @@ RecordedRun ReadRecordedRun(const std::string &path);
 // and `memory` steps follow its samples (at = (t - started) / run time), each less
 // `context_bytes` (NVML counts the CUDA context in a process's memory; the simulator charges it
 // separately); otherwise the job list's estimate throughout. Crashed or unfinished jobs, a job
-// with neither observed memory nor an estimate, or a duplicate name are errors naming the job.
-Trace ProfilesFromSoloRun(const RecordedRun &run,
-                          uint64_t context_bytes = core::kDefaultContextReserve);
+// with neither observed memory nor an estimate, or a duplicate name are InvalidArgument naming
+// the job.
+absl::StatusOr<Trace> ProfilesFromSoloRun(const RecordedRun &run,
+                                          uint64_t context_bytes = core::kDefaultContextReserve);
 
 // A co-run experiment recorded by `mgb batch`: every job of `run` started together on ONE GPU
 // (e.g. mgbd --policy cg:K on a one-GPU node, K workers, K jobs). Solo time, busy fraction and
 // launch shape come from the job's profile; measured time is its recorded run time.
-CoRunGroup CoRunGroupFromBatch(const RecordedRun &run, const Trace &profiles,
-                               uint64_t warp_capacity);
+// InvalidArgument naming a job with no one-task profile or no co-run time.
+absl::StatusOr<CoRunGroup> CoRunGroupFromBatch(const RecordedRun &run, const Trace &profiles,
+                                               uint64_t warp_capacity);
 
 struct RecordedCheck {
   double measured_makespan_s = 0.0;
@@ -70,8 +74,10 @@ struct RecordedCheck {
 
 // Re-simulates `run`: each of its jobs is the profile of the same name in `profiles`, arriving
 // when the run queued it; node, policy and model from `options` (workers: options.workers if
-// non-zero, else the run's). Throws InputError for a job with no profile.
-RecordedCheck CheckRecordedRun(const RecordedRun &run, const Trace &profiles, SimOptions options);
+// non-zero, else the run's). InvalidArgument naming a job with no profile; a failed simulation's
+// error.
+absl::StatusOr<RecordedCheck> CheckRecordedRun(const RecordedRun &run, const Trace &profiles,
+                                               SimOptions options);
 
 }  // namespace mgb::sim
 

@@ -27,8 +27,9 @@ nlohmann::json ClusterReportJson(const ClusterResult &result, const ClusterOptio
 
 }  // namespace
 
-int SimulateClusterCommand(const SimulateFlags &flags, const SimOptions &node, const Trace &trace,
-                           const std::string &description, const std::string &source) {
+absl::StatusOr<int> SimulateClusterCommand(const SimulateFlags &flags, const SimOptions &node,
+                                           const Trace &trace, const std::string &description,
+                                           const std::string &source) {
   ClusterOptions options;
   options.nodes = flags.nodes;
   options.node = node;
@@ -42,12 +43,14 @@ int SimulateClusterCommand(const SimulateFlags &flags, const SimOptions &node, c
   nlohmann::json runs = nlohmann::json::array();
   for (const std::string &name : flags.cluster_policies) {
     auto policy = ParseClusterPolicy(name);
-    if (!policy.ok())
-      throw InputError("--cluster-policy: " + std::string(policy.status().message()));
+    if (!policy.ok()) {
+      return absl::InvalidArgumentError("--cluster-policy: " +
+                                        std::string(policy.status().message()));
+    }
     options.policy = *policy;
     const auto start = std::chrono::steady_clock::now();
     auto result = SimulateCluster(trace, options);
-    if (!result.ok()) throw InputError(std::string(result.status().message()));
+    if (!result.ok()) return result.status();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fflush(stdout);
@@ -63,7 +66,9 @@ int SimulateClusterCommand(const SimulateFlags &flags, const SimOptions &node, c
   std::cout << "\n";
   PrintClusterTable(rows, std::cout);
   if (!flags.out_file.empty()) {
-    WriteJsonFile(runs.size() == 1 ? runs.front() : nlohmann::json{{"runs", runs}}, flags.out_file);
+    absl::Status written = WriteJsonFile(
+        runs.size() == 1 ? runs.front() : nlohmann::json{{"runs", runs}}, flags.out_file);
+    if (!written.ok()) return written;
     std::printf("report written to %s\n", flags.out_file.c_str());
   }
   return 0;

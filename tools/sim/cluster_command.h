@@ -5,15 +5,18 @@
 
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "job_profile.h"
 #include "simulate_flags.h"
 #include "simulator.h"
 
 namespace mgb::sim {
 
-// `node`: one node as the flags describe it. Throws InputError (exit 2) on a failed simulation.
-int SimulateClusterCommand(const SimulateFlags &flags, const SimOptions &node, const Trace &trace,
-                           const std::string &description, const std::string &source);
+// `node`: one node as the flags describe it. The exit status, or the error (exit 2) of an unknown
+// cluster policy, a failed simulation or a report that cannot be written.
+absl::StatusOr<int> SimulateClusterCommand(const SimulateFlags &flags, const SimOptions &node,
+                                           const Trace &trace, const std::string &description,
+                                           const std::string &source);
 
 }  // namespace mgb::sim
 

@@ -21,11 +21,11 @@ namespace mgb::sim {
 namespace {
 
 // Everything but the policy: the node and the models, from the flags.
-SimOptions NodeFromFlags(const SimulateFlags &flags) {
+absl::StatusOr<SimOptions> NodeFromFlags(const SimulateFlags &flags) {
   SimOptions options;
   if (!flags.gpu_config_file.empty()) {
     auto gpus = core::LoadGpuConfig(flags.gpu_config_file);
-    if (!gpus.ok()) throw InputError(std::string(gpus.status().message()));
+    if (!gpus.ok()) return gpus.status();
     options.gpus = *gpus;
   } else {
     options.gpus =
@@ -38,33 +38,52 @@ SimOptions NodeFromFlags(const SimulateFlags &flags) {
   }
   options.workers = flags.workers;
   options.utilisation_buckets = flags.utilisation_buckets;
-  if (!flags.model_file.empty()) options.model = ReadModelFile(flags.model_file);
+  if (!flags.model_file.empty()) {
+    absl::StatusOr<SlowdownModel> model = ReadModelFile(flags.model_file);
+    if (!model.ok()) return model.status();
+    options.model = *std::move(model);
+  }
   return options;
 }
 
-core::Policy PolicyFromFlag(const std::string &name) {
+// Sets the core's policy of `options` to the one `name` names.
+absl::Status SetPolicy(const std::string &name, SimOptions &options) {
   auto policy = core::ParsePolicy(name);
-  if (!policy.ok()) throw InputError("--policy: " + std::string(policy.status().message()));
-  return *policy;
+  if (!policy.ok())
+    return absl::InvalidArgumentError("--policy: " + std::string(policy.status().message()));
+  options.core.policy = *policy;
+  return absl::OkStatus();
 }
 
-int CalibrateCommand(const SimulateFlags &flags) {
+absl::StatusOr<int> CalibrateCommand(const SimulateFlags &flags) {
   std::vector<CoRunGroup> groups;
-  const SimOptions node = NodeFromFlags(flags);
+  const absl::StatusOr<SimOptions> node = NodeFromFlags(flags);
+  if (!node.ok()) return node.status();
   std::optional<Trace> profiles;
   for (const std::string &file : flags.calibrate_files) {
-    const nlohmann::json json = ParseJsonFile(file);
-    if (json.is_object() && json.contains("groups")) {
-      for (CoRunGroup &g : ReadCoRunFile(file)) groups.push_back(std::move(g));
+    const absl::StatusOr<nlohmann::json> json = ParseJsonFile(file);
+    if (!json.ok()) return json.status();
+    if (json->is_object() && json->contains("groups")) {
+      absl::StatusOr<std::vector<CoRunGroup>> measured = ReadCoRunFile(file);
+      if (!measured.ok()) return measured.status();
+      for (CoRunGroup &g : *measured) groups.push_back(std::move(g));
       continue;
     }
     if (flags.profiles_file.empty()) {
-      throw InputError(file +
-                       ": a batch result: --profiles TRACE must give the jobs' solo profiles");
+      return absl::InvalidArgumentError(
+          file + ": a batch result: --profiles TRACE must give the jobs' solo profiles");
     }
-    if (!profiles) profiles = ReadTraceFile(flags.profiles_file);
-    groups.push_back(CoRunGroupFromBatch(RecordedRunFromJson(json, file), *profiles,
-                                         node.gpus.front().warp_capacity()));
+    if (!profiles) {
+      absl::StatusOr<Trace> read = ReadTraceFile(flags.profiles_file);
+      if (!read.ok()) return read.status();
+      profiles = *std::move(read);
+    }
+    const absl::StatusOr<RecordedRun> run = RecordedRunFromJson(*json, file);
+    if (!run.ok()) return run.status();
+    absl::StatusOr<CoRunGroup> group =
+        CoRunGroupFromBatch(*run, *profiles, node->gpus.front().warp_capacity());
+    if (!group.ok()) return group.status();
+    groups.push_back(*std::move(group));
   }
   const ModelError before = MeasureError(SlowdownModel{}, groups);
   const Calibration fit = Calibrate(groups);
@@ -82,41 +101,51 @@ int CalibrateCommand(const SimulateFlags &flags) {
     json["error"] = {{"mean_abs_relative", fit.error.mean_abs_relative},
                      {"max_abs_relative", fit.error.max_abs_relative},
                      {"tasks", fit.error.tasks}};
-    WriteJsonFile(json, flags.write_model_file);
+    if (absl::Status written = WriteJsonFile(json, flags.write_model_file); !written.ok())
+      return written;
     std::printf("model written to %s (use with --model)\n", flags.write_model_file.c_str());
   }
   return 0;
 }
 
-int FromBatch(const SimulateFlags &flags) {
-  const RecordedRun run = ReadRecordedRun(flags.from_batch_file);
+absl::StatusOr<int> FromBatch(const SimulateFlags &flags) {
+  const absl::StatusOr<RecordedRun> run = ReadRecordedRun(flags.from_batch_file);
+  if (!run.ok()) return run.status();
   // NVML's per-process memory includes the CUDA context, which the simulator charges apart.
-  const Trace trace =
-      ProfilesFromSoloRun(run, flags.context_bytes.value_or(core::kDefaultContextReserve));
-  WriteTraceFile(trace, flags.write_trace_file);
-  std::printf("%zu job profiles from the solo runs in %s written to %s\n", trace.jobs.size(),
+  const absl::StatusOr<Trace> trace =
+      ProfilesFromSoloRun(*run, flags.context_bytes.value_or(core::kDefaultContextReserve));
+  if (!trace.ok()) return trace.status();
+  if (absl::Status written = WriteTraceFile(*trace, flags.write_trace_file); !written.ok())
+    return written;
+  std::printf("%zu job profiles from the solo runs in %s written to %s\n", trace->jobs.size(),
               flags.from_batch_file.c_str(), flags.write_trace_file.c_str());
   return 0;
 }
 
-int CheckRecorded(const SimulateFlags &flags) {
-  SimOptions options = NodeFromFlags(flags);
-  options.core.policy = PolicyFromFlag(flags.policies.front());
-  const RecordedRun run = ReadRecordedRun(flags.check_recorded_file);
-  const Trace profiles = ReadTraceFile(flags.profiles_file);
-  const RecordedCheck check = CheckRecordedRun(run, profiles, options);
-  const bool pass = check.relative_error <= flags.tolerance;
+absl::StatusOr<int> CheckRecorded(const SimulateFlags &flags) {
+  absl::StatusOr<SimOptions> options = NodeFromFlags(flags);
+  if (!options.ok()) return options.status();
+  if (absl::Status set = SetPolicy(flags.policies.front(), *options); !set.ok()) return set;
+  const absl::StatusOr<RecordedRun> run = ReadRecordedRun(flags.check_recorded_file);
+  if (!run.ok()) return run.status();
+  const absl::StatusOr<Trace> profiles = ReadTraceFile(flags.profiles_file);
+  if (!profiles.ok()) return profiles.status();
+  const absl::StatusOr<RecordedCheck> check = CheckRecordedRun(*run, *profiles, *options);
+  if (!check.ok()) return check.status();
+  const bool pass = check->relative_error <= flags.tolerance;
   std::printf("recorded run %s (%zu jobs, policy %s, %u workers, %zu GPUs)\n",
-              flags.check_recorded_file.c_str(), run.jobs.size(), check.simulation.policy.c_str(),
-              check.simulation.workers, options.gpus.size());
+              flags.check_recorded_file.c_str(), run->jobs.size(), check->simulation.policy.c_str(),
+              check->simulation.workers, options->gpus.size());
   std::printf(
       "measured makespan  %.1f s\nsimulated makespan %.1f s\nerror %.1f%% (tolerance "
       "%.1f%%): %s\n",
-      check.measured_makespan_s, check.simulated_makespan_s, 100 * check.relative_error,
+      check->measured_makespan_s, check->simulated_makespan_s, 100 * check->relative_error,
       100 * flags.tolerance, pass ? "PASS" : "FAIL");
   if (!flags.out_file.empty()) {
-    WriteJsonFile(ReportJson(check.simulation, flags.label, flags.profiles_file, std::nullopt),
-                  flags.out_file);
+    absl::Status written =
+        WriteJsonFile(ReportJson(check->simulation, flags.label, flags.profiles_file, std::nullopt),
+                      flags.out_file);
+    if (!written.ok()) return written;
   }
   return pass ? 0 : 1;
 }
@@ -128,7 +157,7 @@ struct TraceInput {
   std::string source;
 };
 
-TraceInput LoadTrace(const SimulateFlags &flags, const SimOptions &options) {
+absl::StatusOr<TraceInput> LoadTrace(const SimulateFlags &flags, const SimOptions &options) {
   TraceInput input;
   if (flags.generate) {
     GeneratorOptions generator = flags.generator;
@@ -139,48 +168,58 @@ TraceInput LoadTrace(const SimulateFlags &flags, const SimOptions &options) {
   } else if (flags.draw_jobs > 0) {
     Trace profiles;
     for (const std::string &file : flags.draw_from) {
-      Trace part = ReadTraceFile(file);
+      absl::StatusOr<Trace> part = ReadTraceFile(file);
+      if (!part.ok()) return part.status();
       profiles.comment += (profiles.comment.empty() ? "" : "; ") + file;
-      for (JobProfile &job : part.jobs) profiles.jobs.push_back(std::move(job));
+      for (JobProfile &job : part->jobs) profiles.jobs.push_back(std::move(job));
     }
     ProfileDrawOptions draw;
     draw.jobs = flags.draw_jobs;
     draw.seed = flags.generator.seed;
     draw.mean_arrival_gap_s = flags.generator.mean_arrival_gap_s;
     auto drawn = DrawFromProfiles(profiles, draw);
-    if (!drawn.ok()) throw InputError("--draw: " + std::string(drawn.status().message()));
+    if (!drawn.ok())
+      return absl::InvalidArgumentError("--draw: " + std::string(drawn.status().message()));
     input.trace = std::move(*drawn);
     input.description = "draws from the profiles of " + profiles.comment;
     input.source = "(drawn from " + profiles.comment + ")";
   } else {
-    input.trace = ReadTraceFile(flags.trace_file);
+    absl::StatusOr<Trace> trace = ReadTraceFile(flags.trace_file);
+    if (!trace.ok()) return trace.status();
+    input.trace = *std::move(trace);
     input.description = flags.trace_file;
     input.source = flags.trace_file;
   }
   return input;
 }
 
-int SimulateTrace(const SimulateFlags &flags) {
-  SimOptions options = NodeFromFlags(flags);
-  const TraceInput input = LoadTrace(flags, options);
-  const Trace &trace = input.trace;
-  if (!flags.write_trace_file.empty()) WriteTraceFile(trace, flags.write_trace_file);
+absl::StatusOr<int> SimulateTrace(const SimulateFlags &flags) {
+  absl::StatusOr<SimOptions> node = NodeFromFlags(flags);
+  if (!node.ok()) return node.status();
+  SimOptions &options = *node;
+  const absl::StatusOr<TraceInput> input = LoadTrace(flags, options);
+  if (!input.ok()) return input.status();
+  const Trace &trace = input->trace;
+  if (!flags.write_trace_file.empty()) {
+    if (absl::Status written = WriteTraceFile(trace, flags.write_trace_file); !written.ok())
+      return written;
+  }
   if (flags.nodes > 0)
-    return SimulateClusterCommand(flags, options, trace, input.description, input.source);
+    return SimulateClusterCommand(flags, options, trace, input->description, input->source);
 
   std::printf(
       "SIMULATED node (no GPU used): %zu GPU(s) %s, %.1f GiB each; %zu jobs from %s; "
       "slowdown model: %s\n",
       options.gpus.size(), options.gpus.front().name.c_str(),
       static_cast<double>(options.gpus.front().memory_bytes) / 0x1p30, trace.jobs.size(),
-      input.description.c_str(), options.model.source.c_str());
+      input->description.c_str(), options.model.source.c_str());
 
   std::vector<SimResult> results;
   for (const std::string &name : flags.policies) {
-    options.core.policy = PolicyFromFlag(name);
+    if (absl::Status set = SetPolicy(name, options); !set.ok()) return set;
     const auto start = std::chrono::steady_clock::now();
     auto result = Simulate(trace, options);
-    if (!result.ok()) throw InputError(std::string(result.status().message()));
+    if (!result.ok()) return result.status();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fflush(stdout);
@@ -195,7 +234,7 @@ int SimulateTrace(const SimulateFlags &flags) {
     rows.push_back(&r);
     if (r.policy == "single") single = SummaryOf(r).throughput_jobs_per_hour;
   }
-  const std::string &source = input.source;
+  const std::string &source = input->source;
   for (const SimResult &r : results) {
     std::cout << "\n[" << r.policy << "]\n";
     PrintRunTable(r, flags.label + " " + r.policy, std::cout);
@@ -212,10 +251,24 @@ int SimulateTrace(const SimulateFlags &flags) {
         json["runs"].push_back(ReportJson(r, flags.label, source, single));
       }
     }
-    WriteJsonFile(json, flags.out_file);
+    if (absl::Status written = WriteJsonFile(json, flags.out_file); !written.ok()) return written;
     std::printf("report written to %s\n", flags.out_file.c_str());
   }
   return 0;
+}
+
+// The mode the flags ask for: its exit status, or the error of bad input.
+absl::StatusOr<int> RunMode(const SimulateFlags &flags) {
+  if (!flags.calibrate_files.empty()) return CalibrateCommand(flags);
+  if (!flags.from_batch_file.empty()) return FromBatch(flags);
+  if (!flags.check_recorded_file.empty()) return CheckRecorded(flags);
+  return SimulateTrace(flags);
+}
+
+// Bad usage or input: one line on stderr, exit status 2.
+int BadInput(const absl::Status &status) {
+  std::fprintf(stderr, "mgb simulate: %s\n", std::string(status.message()).c_str());
+  return 2;
 }
 
 }  // namespace
@@ -224,10 +277,7 @@ int SimulateTrace(const SimulateFlags &flags) {
 int RunSimulateCommand(int argc, char **argv) {
   using namespace mgb::sim;
   auto flags = ParseSimulateFlags(argc, argv);
-  if (!flags.ok()) {
-    std::fprintf(stderr, "mgb simulate: %s\n", std::string(flags.status().message()).c_str());
-    return 2;
-  }
+  if (!flags.ok()) return BadInput(flags.status());
   if (flags->help) {
     std::fputs(kSimulateUsage, stdout);
     return 0;
@@ -236,13 +286,6 @@ int RunSimulateCommand(int argc, char **argv) {
     std::printf("%s\n", flags->version_line.c_str());
     return 0;
   }
-  try {
-    if (!flags->calibrate_files.empty()) return CalibrateCommand(*flags);
-    if (!flags->from_batch_file.empty()) return FromBatch(*flags);
-    if (!flags->check_recorded_file.empty()) return CheckRecorded(*flags);
-    return SimulateTrace(*flags);
-  } catch (const InputError &e) {
-    std::fprintf(stderr, "mgb simulate: %s\n", e.what());
-    return 2;
-  }
+  const absl::StatusOr<int> exit_status = RunMode(*flags);
+  return exit_status.ok() ? *exit_status : BadInput(exit_status.status());
 }

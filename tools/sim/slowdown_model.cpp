@@ -29,18 +29,21 @@ nlohmann::json ModelToJson(const SlowdownModel &model) {
           {"source", model.source}};
 }
 
-SlowdownModel ModelFromJson(const nlohmann::json &json, const std::string &file) {
-  const Field root(json, file, "");
+absl::StatusOr<SlowdownModel> ModelFromJson(const nlohmann::json &json, const std::string &file) {
+  const Field root(json, file);
   root.OnlyKeys({"interference", "demand_scale", "source", "error"});
   SlowdownModel model;
   model.interference = root["interference"].NumberIn(0.0, 10.0);
   model.demand_scale = root["demand_scale"].NumberIn(0.01, 10.0);
   model.source = root.String("source", file);
+  if (!root.ok()) return root.status();
   return model;
 }
 
-SlowdownModel ReadModelFile(const std::string &path) {
-  return ModelFromJson(ParseJsonFile(path), path);
+absl::StatusOr<SlowdownModel> ReadModelFile(const std::string &path) {
+  absl::StatusOr<nlohmann::json> json = ParseJsonFile(path);
+  if (!json.ok()) return json.status();
+  return ModelFromJson(*json, path);
 }
 
 std::vector<double> PredictCoRun(const SlowdownModel &model, const CoRunGroup &group) {
@@ -122,9 +125,10 @@ Calibration Calibrate(const std::vector<CoRunGroup> &groups) {
   return best;
 }
 
-std::vector<CoRunGroup> ReadCoRunFile(const std::string &path) {
-  const nlohmann::json json = ParseJsonFile(path);
-  const Field root(json, path, "");
+absl::StatusOr<std::vector<CoRunGroup>> ReadCoRunFile(const std::string &path) {
+  const absl::StatusOr<nlohmann::json> json = ParseJsonFile(path);
+  if (!json.ok()) return json.status();
+  const Field root(*json, path);
   root.OnlyKeys({"warp_capacity", "groups", "comment"});
   const uint64_t capacity = root.Unsigned("warp_capacity", 0);
   std::vector<CoRunGroup> groups;
@@ -152,6 +156,7 @@ std::vector<CoRunGroup> ReadCoRunFile(const std::string &path) {
     groups.push_back(std::move(out));
   }
   if (groups.empty()) list.Fail("no co-run groups");
+  if (!root.ok()) return root.status();
   return groups;
 }
 

@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/status/statusor.h"
+
 namespace mgb::sim {
 
 struct SlowdownModel {
@@ -40,8 +42,9 @@ struct SlowdownModel {
 double Occupancy(uint64_t warps, uint64_t warp_capacity);
 
 nlohmann::json ModelToJson(const SlowdownModel &model);
-SlowdownModel ModelFromJson(const nlohmann::json &json, const std::string &file);  // InputError
-SlowdownModel ReadModelFile(const std::string &path);
+// InvalidArgument naming `file` and the field; NotFound when the file cannot be opened.
+absl::StatusOr<SlowdownModel> ModelFromJson(const nlohmann::json &json, const std::string &file);
+absl::StatusOr<SlowdownModel> ReadModelFile(const std::string &path);
 
 // One measured co-run: tasks started together on one GPU, each with its solo time and the time
 // it really took next to the others.
@@ -75,8 +78,8 @@ struct Calibration {
 Calibration Calibrate(const std::vector<CoRunGroup> &groups);
 
 // {"warp_capacity": 8448, "groups": [{"tasks": [{"busy_fraction", "warps", "solo_s",
-// "measured_s"}]}]}; a group may override warp_capacity.
-std::vector<CoRunGroup> ReadCoRunFile(const std::string &path);
+// "measured_s"}]}]}; a group may override warp_capacity. Errors as ReadModelFile's.
+absl::StatusOr<std::vector<CoRunGroup>> ReadCoRunFile(const std::string &path);
 
 }  // namespace mgb::sim
 

@@ -9,7 +9,10 @@ namespace {
 
 core::Dim3 ReadDim3(const Field &field) {
   const size_t n = field.ArraySize();
-  if (n < 1 || n > 3) field.Fail("must be an array of 1 to 3 positive integers");
+  if (n < 1 || n > 3) {
+    field.Fail("must be an array of 1 to 3 positive integers");
+    return core::Dim3{};
+  }
   uint32_t v[3] = {1, 1, 1};
   for (size_t i = 0; i < n; ++i) {
     const uint64_t x = field[i].Unsigned();
@@ -82,8 +85,8 @@ core::LaunchShape DefaultLaunchShape() {
   return shape;
 }
 
-Trace TraceFromJson(const nlohmann::json &json, const std::string &file) {
-  const Field root(json, file, "");
+absl::StatusOr<Trace> TraceFromJson(const nlohmann::json &json, const std::string &file) {
+  const Field root(json, file);
   root.OnlyKeys({"mgb_trace", "jobs", "comment"});
   const uint64_t version = root["mgb_trace"].Unsigned();
   if (version != kTraceFormatVersion) {
@@ -96,10 +99,15 @@ Trace TraceFromJson(const nlohmann::json &json, const std::string &file) {
   trace.jobs.reserve(jobs.ArraySize());
   for (size_t i = 0; i < jobs.ArraySize(); ++i) trace.jobs.push_back(ReadJob(jobs[i], i));
   if (trace.jobs.empty()) jobs.Fail("the trace has no jobs");
+  if (!root.ok()) return root.status();
   return trace;
 }
 
-Trace ReadTraceFile(const std::string &path) { return TraceFromJson(ParseJsonFile(path), path); }
+absl::StatusOr<Trace> ReadTraceFile(const std::string &path) {
+  absl::StatusOr<nlohmann::json> json = ParseJsonFile(path);
+  if (!json.ok()) return json.status();
+  return TraceFromJson(*json, path);
+}
 
 nlohmann::json TraceToJson(const Trace &trace) {
   nlohmann::json jobs = nlohmann::json::array();
@@ -132,9 +140,9 @@ nlohmann::json TraceToJson(const Trace &trace) {
   return json;
 }
 
-void WriteTraceFile(const Trace &trace, const std::string &path) {
+absl::Status WriteTraceFile(const Trace &trace, const std::string &path) {
   std::ofstream out(path);
-  if (!out) throw InputError(path + ": cannot open for writing");
+  if (!out) return absl::UnavailableError(path + ": cannot open for writing");
   // One job per line: diffable, and readable at 100,000 jobs.
   const nlohmann::json json = TraceToJson(trace);
   out << "{\"mgb_trace\": " << kTraceFormatVersion;
@@ -144,7 +152,8 @@ void WriteTraceFile(const Trace &trace, const std::string &path) {
     out << "  " << json["jobs"][i].dump() << (i + 1 < json["jobs"].size() ? ",\n" : "\n");
   }
   out << " ]\n}\n";
-  if (!out) throw InputError(path + ": write failed");
+  if (!out) return absl::UnavailableError(path + ": write failed");
+  return absl::OkStatus();
 }
 
 }  // namespace mgb::sim

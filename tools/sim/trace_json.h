@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "job_profile.h"
 
 namespace mgb::sim {
@@ -18,12 +20,13 @@ inline constexpr int kTraceFormatVersion = 1;
 // (1,056 blocks of 256 threads = 8,448 warps = 132 SMs x 64 warps).
 core::LaunchShape DefaultLaunchShape();
 
-// Throws InputError naming `file` and the field.
-Trace TraceFromJson(const nlohmann::json &json, const std::string &file);
-Trace ReadTraceFile(const std::string &path);
+// InvalidArgument naming `file` and the field; NotFound when the file cannot be opened.
+absl::StatusOr<Trace> TraceFromJson(const nlohmann::json &json, const std::string &file);
+absl::StatusOr<Trace> ReadTraceFile(const std::string &path);
 
 nlohmann::json TraceToJson(const Trace &trace);
-void WriteTraceFile(const Trace &trace, const std::string &path);  // throws InputError
+// Unavailable naming the file when it cannot be written.
+absl::Status WriteTraceFile(const Trace &trace, const std::string &path);
 
 }  // namespace mgb::sim
 
