@@ -63,6 +63,8 @@ TEST_CASE("a trace written and read back is the same trace", "[sim][trace]") {
 TEST_CASE("bad traces are refused with the file and the field named", "[sim][trace]") {
   CHECK_THAT(ErrorOf("{\"mgb_trace\": 1,\n \"jobs\": [}"),
              Catch::Contains(":2:") && Catch::Contains("not valid JSON"));
+  CHECK_THAT(ErrorOf("{\"mgb_trace\": 1, \"jobs\": [{\"solo_s\": 1e400}]}"),
+             Catch::Contains("not valid JSON") && Catch::Contains("1e400"));
   CHECK_THAT(ErrorOf(R"({"jobs": []})"), Catch::Contains("mgb_trace: missing"));
   CHECK_THAT(ErrorOf(R"({"mgb_trace": 2, "jobs": []})"),
              Catch::Contains("unsupported format version 2"));

@@ -30,6 +30,8 @@ TEST_CASE("bad job lists are rejected with the field named", "[batch][job_list]"
   };
   const Case cases[] = {
       {"{not json", "list.json: not valid JSON"},
+      {R"({"jobs": [{"name": "a", "argv": ["p"], "arrival_s": 1e400}]})",
+       "list.json: not valid JSON"},
       {R"({"job": []})", "list.json: jobs: must be an array"},
       {R"({"jobs": []})", "list.json: jobs: the list is empty"},
       {R"({"jobs": [{"name": "a", "argv": ["p"]}, {"name": "b"}]})",

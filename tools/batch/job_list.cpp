@@ -58,7 +58,7 @@ absl::StatusOr<std::vector<Job>> ParseJobList(const std::string &text, const std
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error &e) {
+  } catch (const json::exception &e) {  // bad syntax, or a number no double holds (1e400)
     return absl::InvalidArgumentError(source + ": not valid JSON: " + e.what());
   }
   if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array())

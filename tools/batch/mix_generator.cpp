@@ -60,7 +60,7 @@ absl::Status LoadIterCosts(const std::string &path, std::map<std::string, IterCo
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error &e) {
+  } catch (const nlohmann::json::exception &e) {  // bad syntax, or a number too large (1e400)
     return absl::InvalidArgumentError(path + ": not valid JSON: " + e.what());
   }
   if (!doc.is_object())

@@ -42,6 +42,8 @@ absl::StatusOr<nlohmann::json> ParseJsonFile(const std::string &path) {
     return absl::InvalidArgumentError(path + ":" +
                                       LineAndColumn(text, e.byte == 0 ? 0 : e.byte - 1) +
                                       ": not valid JSON (" + e.what() + ")");
+  } catch (const nlohmann::json::out_of_range &e) {  // a number no double holds (1e400)
+    return absl::InvalidArgumentError(path + ": not valid JSON (" + e.what() + ")");
   }
 }
 
