@@ -154,9 +154,9 @@ class Soak:
                 else:
                     self.figures["samples"] += 1
                     for g in s["gpus"]:
-                        if g["memory_reserved"] > g["memory_total"]:
+                        if g["memory_reserved_bytes"] > g["memory_total_bytes"]:
                             self.figures["over_grants"] += 1
-                            self.failures.append(f"GPU {g['index']} reserved {g['memory_reserved']} of {g['memory_total']}")
+                            self.failures.append(f"GPU {g['index']} reserved {g['memory_reserved_bytes']} of {g['memory_total_bytes']}")
             time.sleep(0.1)
 
     def run(self):
@@ -196,7 +196,7 @@ class Soak:
             if final is None:
                 self.failures.append("mgbd did not answer at the end")
             else:
-                left = sum(g["memory_reserved"] for g in final["gpus"])
+                left = sum(g["memory_reserved_bytes"] for g in final["gpus"])
                 self.figures["reserved_at_end"] = left
                 if left != 0:
                     self.failures.append(f"{left} bytes still reserved at the end")

@@ -91,7 +91,8 @@ void Runtime::TellLaunch(uint64_t task_id, const LaunchShape &shape) {
   // Only a count for placement: the launch goes ahead whatever mgbd answers.
   if (auto told = client->TaskLaunch(task_id, shape); !told.ok()) {
     std::fprintf(stderr, "mgb: could not tell mgbd the launch shape of %s: %s\n",
-                 Describe(task_id).c_str(), told.status().ToString().c_str());
+                 Describe(task_id).c_str(),
+                 told.status().ToString(absl::StatusToStringMode::kWithNoExtraData).c_str());
   }
 }
 
@@ -128,7 +129,8 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
   });
   if (!placed.ok()) {
     session_.Fail("task at " + site + " (" + std::to_string(asked) +
-                  " bytes with the heap and slack) was not placed: " + placed.status().ToString());
+                  " bytes with the heap and slack) was not placed: " +
+                  placed.status().ToString(absl::StatusToStringMode::kWithNoExtraData));
     return 0;
   }
   placed_any_.store(true);
@@ -200,7 +202,7 @@ void Runtime::FinishTask(uint64_t task_id) {
     absl::Status ended = client->TaskEnd(task_id);
     if (!ended.ok()) {
       std::fprintf(stderr, "mgb: ending task %llu: %s\n", static_cast<unsigned long long>(task_id),
-                   ended.ToString().c_str());
+                   ended.ToString(absl::StatusToStringMode::kWithNoExtraData).c_str());
     }
   }
 }
@@ -302,8 +304,9 @@ Runtime::Reserve Runtime::ReserveInTask(uint64_t task_id, uint64_t bytes,
       auto it = tasks_.find(task_id);
       if (it != tasks_.end()) it->second->pending -= bytes;
     }
-    const std::string what = Describe(task_id) + " could not grow by " + std::to_string(missing) +
-                             " bytes: " + grown.status().ToString();
+    const std::string what =
+        Describe(task_id) + " could not grow by " + std::to_string(missing) +
+        " bytes: " + grown.status().ToString(absl::StatusToStringMode::kWithNoExtraData);
     const absl::StatusCode code = grown.status().code();
     if (allocation_may_fail && (code == absl::StatusCode::kResourceExhausted ||
                                 code == absl::StatusCode::kInvalidArgument)) {

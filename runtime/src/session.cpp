@@ -101,7 +101,8 @@ bool Session::Managed() {
     auto client =
         Client::Connect(config_.socket_path, getpid(), config_.program, config_.connect_timeout);
     if (!client.ok()) {
-      Fail("cannot reach mgbd at " + config_.socket_path + " (" + client.status().ToString() + ")");
+      Fail("cannot reach mgbd at " + config_.socket_path + " (" +
+           client.status().ToString(absl::StatusToStringMode::kWithNoExtraData) + ")");
       return;
     }
     std::lock_guard lock(mu_);

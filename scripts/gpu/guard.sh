@@ -84,7 +84,7 @@ else fail "under mgb run: exit codes $ra $rb"; fi
 sleep 2
 "$bin/mgb" run -- "$ex/guard_big" "$gib" 1 > /dev/null 2>&1 & b=$!
 sleep 2; pkill -KILL -f "^$ex/guard_big $gib 1\$"; wait $b; rb=$?; wait $a; ra=$?
-reserved=$("$bin/mgb" status --json | python3 -c "import json,sys; d=json.load(sys.stdin); print(sum(g['memory_reserved'] for g in d['gpus']), len(d['running_tasks']))")
+reserved=$("$bin/mgb" status --json | python3 -c "import json,sys; d=json.load(sys.stdin); print(sum(g['memory_reserved_bytes'] for g in d['gpus']), len(d['running_tasks']))")
 if [[ $rb -eq 137 && $ra -eq 0 && $reserved == "0 0" ]]; then pass "killed mid-grow: its run exited 137, nothing left reserved"
 else fail "killed mid-grow: exit codes $rb $ra, reserved/tasks $reserved"; fi
 

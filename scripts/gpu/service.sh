@@ -57,7 +57,7 @@ sock=$work/mgbd.sock
 for _ in $(seq 100); do [[ -S $sock ]] && break; sleep 0.1; done
 export MGB_SOCKET=$sock
 if "$dir/mgb" status; then pass "mgbd runs with NVML and MPS"; else fail "mgb status"; cat "$work/mgbd.log"; fi
-"$dir/mgb" status --json > "$work/status.json" && grep -E '"(name|memory_total|sms|uuid)"' "$work/status.json"
+"$dir/mgb" status --json > "$work/status.json" && grep -E '"(name|memory_total_bytes|sms|uuid)"' "$work/status.json"
 
 # ---- 4. three 100 GB programs under mgb run ------------------------------------------------
 start=$(date +%s.%N)

@@ -227,7 +227,7 @@ int RunSlurmConfCommand(int argc, char **argv) {
   absl::StatusOr<v1::StatusReply> status = Client::StatusAt(socket);
   if (!status.ok()) return flags.Fail(std::string(status.status().message()));
   std::vector<slurm::NodeGpu> gpus;
-  for (const v1::GpuStatus &g : status->gpus()) gpus.push_back({g.name(), g.memory_total()});
+  for (const v1::GpuStatus &g : status->gpus()) gpus.push_back({g.name(), g.memory_total_bytes()});
   if (gres_only) {
     std::printf("%s\n", slurm::NodeGres(gpus, context_reserve).c_str());
     return 0;

@@ -54,11 +54,12 @@ void PrintTable(const v1::StatusReply &s) {
   for (const v1::GpuStatus &g : s.gpus()) {
     const std::string warps =
         std::to_string(g.warps_in_use()) + "/" + std::to_string(g.warp_capacity());
-    std::printf(
-        "%-3u %-24s %12s %12s %12s %12s %15s %5u %8u\n", g.index(), g.name().c_str(),
-        core::FormatBytes(g.memory_total()).c_str(), core::FormatBytes(g.memory_reserved()).c_str(),
-        core::FormatBytes(g.memory_used()).c_str(), core::FormatBytes(g.memory_available()).c_str(),
-        warps.c_str(), g.tasks(), g.sessions());
+    std::printf("%-3u %-24s %12s %12s %12s %12s %15s %5u %8u\n", g.index(), g.name().c_str(),
+                core::FormatBytes(g.memory_total_bytes()).c_str(),
+                core::FormatBytes(g.memory_reserved_bytes()).c_str(),
+                core::FormatBytes(g.memory_used_bytes()).c_str(),
+                core::FormatBytes(g.memory_available_bytes()).c_str(), warps.c_str(), g.tasks(),
+                g.sessions());
   }
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
@@ -73,7 +74,7 @@ void PrintTable(const v1::StatusReply &s) {
                 "GPU", "PID", "USER", job_header.c_str(), "PROGRAM", "LABEL", "RESERVED",
                 "ALLOCATED", "PEAK", "WARPS", "AGE");
     for (const v1::TaskStatus &t : s.tasks()) {
-      std::printf("%-8llu %-3d %-8lld %-10s%s %-20s %-20s %12s %12s %12s %7llu %9s\n",
+      std::printf("%-8llu %-3u %-8lld %-10s%s %-20s %-20s %12s %12s %12s %7llu %9s\n",
                   static_cast<unsigned long long>(t.task_id()), t.gpu_index(),
                   static_cast<long long>(t.pid()), Clip(t.user(), 10).c_str(),
                   JobColumn(jobs, t.job_id()).c_str(), Clip(t.program(), 20).c_str(),

@@ -28,10 +28,12 @@ int RunWatchCommand(int argc, char **argv) {
     std::string extra;
     if (e.grow_bytes() > 0) extra += " grow " + core::FormatBytes(e.grow_bytes());
     if (!e.cancel_reason().empty()) extra += " reason " + e.cancel_reason();
-    std::printf("%lld %-15s%s session %s pid %lld task %llu gpu %d memory %s warps %llu%s\n",
+    // "gpu -1" for none, as mgbd's --verbose log writes it: the lines stay as they were.
+    const long long gpu = e.has_gpu_index() ? static_cast<long long>(e.gpu_index()) : -1;
+    std::printf("%lld %-15s%s session %s pid %lld task %llu gpu %lld memory %s warps %llu%s\n",
                 static_cast<long long>(e.unix_ms()), kind.c_str(), e.grow() ? " (grow)" : "",
                 e.session_id().c_str(), static_cast<long long>(e.pid()),
-                static_cast<unsigned long long>(e.task_id()), e.gpu_index(),
+                static_cast<unsigned long long>(e.task_id()), gpu,
                 core::FormatBytes(e.memory_bytes()).c_str(),
                 static_cast<unsigned long long>(e.warps()), extra.c_str());
     std::fflush(stdout);

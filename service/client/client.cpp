@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "error_reasons.h"
 #include "lane_client.h"
 #include "mgb.grpc.pb.h"
 
@@ -32,9 +33,15 @@ std::string SocketFromEnvironment() {
 
 namespace {
 
-absl::Status FromGrpc(const grpc::Status &status) {
+// A call's status with the reason mgbd named in its trailing metadata (error_reasons.h).
+absl::Status FromGrpc(const grpc::Status &status, const grpc::ClientContext &context) {
   if (status.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+  absl::Status out(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+  const auto &trailers = context.GetServerTrailingMetadata();
+  auto reason = trailers.find(kErrorReasonKey);
+  if (reason == trailers.end()) return out;
+  return core::WithReason(std::move(out), ParseErrorReason(std::string_view(
+                                              reason->second.data(), reason->second.size())));
 }
 
 // Blocks every asynchronous signal in the calling thread while alive, so that threads started
@@ -95,7 +102,7 @@ void ToProto(const LaunchShape &shape, v1::LaunchShape *out) {
   ToProto(shape.grid, out->mutable_grid());
   ToProto(shape.block, out->mutable_block());
   out->set_registers_per_thread(shape.registers_per_thread);
-  out->set_shared_bytes_per_block(shape.shared_bytes_per_block);
+  out->set_shared_memory_per_block_bytes(shape.shared_bytes_per_block);
 }
 
 // The lane's own limit on waiting for a TaskBegin's answer: mgbd answers at the deadline itself.
@@ -171,7 +178,8 @@ class GrpcClient final : public Client {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_for(lock, timeout, [this] { return current_ != nullptr || failed_; });
     if (current_ != nullptr) return absl::OkStatus();
-    const std::string why = failed_ ? first_failure_.error_message() : "no answer in time";
+    const std::string why =
+        failed_ ? std::string(first_failure_.message()) : std::string("no answer in time");
     return absl::UnavailableError(absl::StrCat("mgbd did not open a session: ", why));
   }
 
@@ -182,7 +190,7 @@ class GrpcClient final : public Client {
                                   const std::string &preferred_pci_bus_id,
                                   const std::string &profile_key) {
     v1::TaskBeginReply reply;
-    grpc::Status st = Call(deadline, [&](Connection &c) {
+    absl::Status st = Call(deadline, [&](Connection &c) {
       v1::TaskBeginRequest request;
       request.set_session_id(c.session_id);
       request.set_memory_bytes(memory_bytes);
@@ -196,20 +204,20 @@ class GrpcClient final : public Client {
             c.lanes->Begin(request, LaneSafetyNet(deadline));
         if (answer && answer->ok()) {
           reply = std::move(**answer);
-          return grpc::Status::OK;
+          return absl::OkStatus();
         }
         // mgbd's refusal is the answer. A lane that broke (mgbd killed, say) may have noticed
         // before the session did: gRPC's call below then fails as the session breaks, and Call
         // repeats it on the next session.
         if (answer && answer->status().code() != absl::StatusCode::kUnavailable) {
-          return ToGrpc(answer->status());
+          return answer->status();
         }
       }
       grpc::ClientContext context;
       SetDeadline(context, deadline);
-      return c.stub->TaskBegin(&context, request, &reply);
+      return FromGrpc(c.stub->TaskBegin(&context, request, &reply), context);
     });
-    if (!st.ok()) return FromGrpc(st);
+    if (!st.ok()) return st;
     std::lock_guard<std::mutex> lock(mu_);
     // The id mgbd gave while it is the first mgbd; after a restart its ids start again low.
     const uint64_t local = std::max<uint64_t>(reply.task_id(), last_local_ + 1);
@@ -223,7 +231,7 @@ class GrpcClient final : public Client {
 
   absl::StatusOr<uint64_t> Grow(uint64_t task_id, uint64_t extra_bytes, const Deadline &deadline) {
     v1::TaskGrowReply reply;
-    grpc::Status st = Call(
+    absl::Status st = Call(
         deadline,
         [&](Connection &c) {
           v1::TaskGrowRequest request;
@@ -233,10 +241,10 @@ class GrpcClient final : public Client {
           if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
           grpc::ClientContext context;
           SetDeadline(context, deadline);
-          return c.stub->TaskGrow(&context, request, &reply);
+          return FromGrpc(c.stub->TaskGrow(&context, request, &reply), context);
         },
         task_id);
-    if (!st.ok()) return FromGrpc(st);
+    if (!st.ok()) return st;
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = held_.find(task_id); it != held_.end()) it->second.memory = reply.memory_bytes();
     return reply.memory_bytes();
@@ -245,7 +253,7 @@ class GrpcClient final : public Client {
   absl::Status Usage(uint64_t task_id, uint64_t allocated_bytes, uint64_t peak_bytes) {
     if (!Attached()) return Held(task_id) ? absl::OkStatus() : UnknownTask(task_id);  // dropped
     v1::TaskUsageReply reply;
-    return FromGrpc(Call(
+    return Call(
         std::nullopt,
         [&](Connection &c) {
           v1::TaskUsageRequest request;
@@ -254,14 +262,14 @@ class GrpcClient final : public Client {
           request.set_allocated_bytes(allocated_bytes);
           request.set_peak_bytes(peak_bytes);
           grpc::ClientContext context;
-          return c.stub->TaskUsage(&context, request, &reply);
+          return FromGrpc(c.stub->TaskUsage(&context, request, &reply), context);
         },
-        task_id));
+        task_id);
   }
 
   absl::StatusOr<uint64_t> Launch(uint64_t task_id, const LaunchShape &shape) {
     v1::TaskLaunchReply reply;
-    grpc::Status st = Call(
+    absl::Status st = Call(
         std::nullopt,
         [&](Connection &c) {
           v1::TaskLaunchRequest request;
@@ -269,10 +277,10 @@ class GrpcClient final : public Client {
           request.set_task_id(ServerId(task_id));
           ToProto(shape, request.mutable_shape());
           grpc::ClientContext context;
-          return c.stub->TaskLaunch(&context, request, &reply);
+          return FromGrpc(c.stub->TaskLaunch(&context, request, &reply), context);
         },
         task_id);
-    if (!st.ok()) return FromGrpc(st);
+    if (!st.ok()) return st;
     return reply.warps();
   }
 
@@ -328,11 +336,11 @@ class GrpcClient final : public Client {
   absl::StatusOr<v1::StatusReply> Snapshot() {
     Flush();  // the program's own releases show in what it reads
     v1::StatusReply reply;
-    grpc::Status st = Call(std::nullopt, [&](Connection &c) {
+    absl::Status st = Call(std::nullopt, [&](Connection &c) {
       grpc::ClientContext context;
-      return c.stub->Status(&context, v1::StatusRequest(), &reply);
+      return FromGrpc(c.stub->Status(&context, v1::StatusRequest(), &reply), context);
     });
-    if (!st.ok()) return FromGrpc(st);
+    if (!st.ok()) return st;
     return reply;
   }
 
@@ -398,17 +406,17 @@ class GrpcClient final : public Client {
         current_ = connection;
         cv_.notify_all();
       }
-      const grpc::Status status = stream->Finish();
+      const absl::Status status = FromGrpc(stream->Finish(), context);
       std::unique_lock<std::mutex> lock(mu_);
       attach_context_ = nullptr;
       current_ = nullptr;
       cv_.notify_all();
       if (closing_) return;
       // ABORTED: mgbd ended the session on purpose (its Slurm job ended): nothing to come back to.
-      if (!attached_once || status.error_code() == grpc::StatusCode::ABORTED) {
+      if (!attached_once || status.code() == absl::StatusCode::kAborted) {
         if (attached_once) {
           std::fprintf(stderr, "mgb: %s: mgbd at %s ended its session (%s)\n", program_.c_str(),
-                       socket_path_.c_str(), status.error_message().c_str());
+                       socket_path_.c_str(), std::string(status.message()).c_str());
         }
         failed_ = true;
         first_failure_ = status;
@@ -419,7 +427,8 @@ class GrpcClient final : public Client {
         std::fprintf(
             stderr,
             "mgb: %s lost mgbd at %s (%s); keeping the %zu tasks it holds and reconnecting\n",
-            program_.c_str(), socket_path_.c_str(), status.error_message().c_str(), held_.size());
+            program_.c_str(), socket_path_.c_str(), std::string(status.message()).c_str(),
+            held_.size());
       }
       cv_.wait_for(lock, backoff, [this] { return closing_; });
       if (closing_) return;
@@ -430,28 +439,27 @@ class GrpcClient final : public Client {
   // Runs rpc on the current connection; after a loss (the call failed and the session broke, or
   // the mgbd behind the socket is a new one), waits for the reconnect and runs it again.
   template <class Rpc>
-  grpc::Status Call(const Deadline &deadline, Rpc &&rpc,
+  absl::Status Call(const Deadline &deadline, Rpc &&rpc,
                     std::optional<uint64_t> task = std::nullopt) {
     const auto give_up =
         deadline ? *deadline : std::chrono::system_clock::now() + ReconnectPatience();
     for (int attempt = 0;; ++attempt) {
       std::shared_ptr<Connection> connection;
-      std::optional<grpc::Status> ended;  // the session ended for good (see the Attach loop)
+      std::optional<absl::Status> ended;  // the session ended for good (see the Attach loop)
       {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait_until(lock, give_up,
                        [this] { return current_ != nullptr || closing_ || failed_; });
         connection = current_;
-        if (task && held_.count(*task) == 0) return ToGrpc(UnknownTask(*task));
+        if (task && held_.count(*task) == 0) return UnknownTask(*task);
         if (connection == nullptr && failed_) ended = first_failure_;
       }
       if (ended) return *ended;
       if (connection == nullptr) {
-        return grpc::Status(
-            grpc::StatusCode::UNAVAILABLE,
+        return absl::UnavailableError(
             absl::StrCat("mgbd at ", socket_path_, " went away and did not come back in time"));
       }
-      grpc::Status st = rpc(*connection);
+      absl::Status st = rpc(*connection);
       if (st.ok() || attempt >= 3 || !LostSince(connection->generation)) return st;
     }
   }
@@ -492,11 +500,8 @@ class GrpcClient final : public Client {
     return it != held_.end() ? it->second.server_id : 0;
   }
   static absl::Status UnknownTask(uint64_t task) {
-    return absl::NotFoundError(absl::StrCat("task_id: no task ", task, " held by this session"));
-  }
-  static grpc::Status ToGrpc(const absl::Status &status) {
-    return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                        std::string(status.message()));
+    return core::Refusal(core::ErrorReason::kUnknownTask,
+                         absl::StrCat("task_id: no task ", task, " held by this session"));
   }
 
   std::shared_ptr<grpc::Channel> first_channel_;  // the reader thread's, until its first Attach
@@ -511,7 +516,7 @@ class GrpcClient final : public Client {
   uint64_t generation_ = 0;
   bool closing_ = false;
   bool failed_ = false;  // the first Attach failed: there is no session to keep
-  grpc::Status first_failure_;
+  absl::Status first_failure_;
   std::map<uint64_t, HeldTask> held_;                            // by this client's task id
   std::map<uint64_t, std::shared_ptr<EndCall>> ends_in_flight_;  // by this client's task id
   uint64_t last_local_ = 0;
@@ -584,7 +589,9 @@ absl::StatusOr<Reply> CallAt(const std::string &socket_path, std::chrono::millis
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + timeout);
   Reply reply;
-  if (grpc::Status st = ((*stub).*method)(&context, request, &reply); !st.ok()) return FromGrpc(st);
+  if (grpc::Status st = ((*stub).*method)(&context, request, &reply); !st.ok()) {
+    return FromGrpc(st, context);
+  }
   return reply;
 }
 
@@ -635,7 +642,8 @@ absl::Status Client::WatchAt(const std::string &socket_path,
     }
   }
   grpc::Status status = stream->Finish();
-  return status.ok() ? absl::UnavailableError("mgbd ended the event stream") : FromGrpc(status);
+  return status.ok() ? absl::UnavailableError("mgbd ended the event stream")
+                     : FromGrpc(status, context);
 }
 
 }  // namespace mgb

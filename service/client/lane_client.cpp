@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "error_reasons.h"
 #include "lane_wire.h"
 
 namespace mgb {
@@ -19,7 +20,9 @@ absl::Status FromLaneError(const std::string &payload) {
   v1::LaneError error;
   if (!error.ParseFromString(payload))
     return absl::InternalError("an unreadable lane error from mgbd");
-  return absl::Status(static_cast<absl::StatusCode>(error.code()), error.message());
+  return core::WithReason(
+      absl::Status(static_cast<absl::StatusCode>(error.code()), error.message()),
+      CoreReason(error.reason()));
 }
 
 }  // namespace
@@ -67,7 +70,9 @@ absl::StatusOr<std::string> LaneClient::AnswerTo(uint32_t call, Until until) {
     }
     if (frame->kind == lane::Kind::kError) {  // an earlier TaskEnd's refusal
       std::fprintf(stderr, "mgb: %s: mgbd did not end a task: %s\n", program_.c_str(),
-                   FromLaneError(frame->payload).ToString().c_str());
+                   FromLaneError(frame->payload)
+                       .ToString(absl::StatusToStringMode::kWithNoExtraData)
+                       .c_str());
     }
   }
 }

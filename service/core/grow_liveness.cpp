@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "mgb/core/error_reason.h"
 #include "saturating.h"
 
 namespace mgb::core {
@@ -72,17 +73,18 @@ std::string Scheduler::NoRoomMessage(TaskId id, int gpu, uint64_t memory, uint64
 absl::Status Scheduler::CancelStatus(const Event &e) const {
   switch (e.reason) {
     case CancelReason::kDeadline:
-      return absl::DeadlineExceededError(
-          e.is_grow ? "deadline_unix_ms: the GPU had no room for the grow in time"
-                    : "deadline_unix_ms: no GPU had room in time");
-    case CancelReason::kSessionClosed: return absl::CancelledError("session_id: the session ended");
+      return Refusal(ErrorReason::kDeadline,
+                     e.is_grow ? "deadline_unix_ms: the GPU had no room for the grow in time"
+                               : "deadline_unix_ms: no GPU had room in time");
+    case CancelReason::kSessionClosed:
+      return Refusal(ErrorReason::kSessionEnded, "session_id: the session ended");
     case CancelReason::kNoRoom:
-      return absl::ResourceExhaustedError(
-          NoRoomMessage(e.task, e.gpu, e.memory_bytes, e.grow_bytes));
+      return Refusal(ErrorReason::kNoRoom,
+                     NoRoomMessage(e.task, e.gpu, e.memory_bytes, e.grow_bytes));
     case CancelReason::kNone:
     case CancelReason::kCancelled: break;
   }
-  return absl::CancelledError("cancelled");
+  return Refusal(ErrorReason::kCancelled, "cancelled");
 }
 
 }  // namespace mgb::core

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "mgb/core/byte_size.h"
+#include "mgb/core/error_reason.h"
 
 namespace mgb::core {
 
@@ -34,14 +35,17 @@ uint64_t JobGrants::Remaining(JobId job) const {
 absl::Status JobGrants::Check(JobId job, uint64_t bytes, const std::string &what) const {
   auto it = jobs_.find(job);
   if (it == jobs_.end() || it->second.limit == 0) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        what, ": Slurm job ", job,
-        " has no GPU memory on this node (submit it with "
-        "--gres=gpumem:SIZE; if it was, its Prolog could not reach mgbd: see slurmd's log)"));
+    return Refusal(
+        ErrorReason::kNoJobGrant,
+        absl::StrCat(
+            what, ": Slurm job ", job,
+            " has no GPU memory on this node (submit it with "
+            "--gres=gpumem:SIZE; if it was, its Prolog could not reach mgbd: see slurmd's log)"));
   }
   const Job &j = it->second;
   if (bytes <= j.limit && j.held <= j.limit - bytes) return absl::OkStatus();
-  return absl::ResourceExhaustedError(
+  return Refusal(
+      ErrorReason::kJobGrantExceeded,
       absl::StrCat(what, " would take Slurm job ", job, " past its GPU memory grant of ",
                    FormatBytes(j.limit), " (--gres=gpumem): its tasks hold ", FormatBytes(j.held)));
 }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "mgb/core/error_reason.h"
 #include "saturating.h"
 
 namespace mgb::core {
@@ -120,7 +121,7 @@ void Scheduler::Withdraw(TaskId id, Task &t, CancelReason reason, Micros now) {
 absl::Status Scheduler::CloseSession(SessionId session, Micros now) {
   auto it = sessions_.find(session);
   if (it == sessions_.end())
-    return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
+    return Refusal(ErrorReason::kUnknownSession, absl::StrCat("session_id: no session ", session));
   Session &s = it->second;
   for (TaskId id : s.tasks) {
     Withdraw(id, tasks_.at(id), CancelReason::kSessionClosed, now);
@@ -158,10 +159,10 @@ absl::Status Scheduler::ValidateShape(const LaunchShape &shape) {
       {"shape.grid.z", shape.grid.z},   {"shape.block.x", shape.block.x},
       {"shape.block.y", shape.block.y}, {"shape.block.z", shape.block.z}};
   for (const auto &[field, value] : dims) {
-    if (value == 0) return absl::InvalidArgumentError(absl::StrCat(field, " must be > 0"));
+    if (value == 0) return Refusal(ErrorReason::kInvalidField, absl::StrCat(field, " must be > 0"));
   }
   if (std::string violation = CudaLaunchLimitViolation(shape); !violation.empty()) {
-    return absl::InvalidArgumentError(violation);
+    return Refusal(ErrorReason::kInvalidField, violation);
   }
   return absl::OkStatus();
 }
@@ -172,20 +173,22 @@ absl::Status Scheduler::ValidateRequest(const TaskRequest &r) const {
   const bool memory_blind = options_.policy.kind == PolicyKind::kCoreToGpu;
   const uint64_t need = r.memory_bytes + (memory_blind ? 0 : options_.context_reserve_bytes);
   if (r.memory_bytes > max_capacity_ || need > max_capacity_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "memory_bytes ", r.memory_bytes, " (", FormatBytes(r.memory_bytes),
-        ") plus a context reserve of ",
-        FormatBytes(memory_blind ? 0 : options_.context_reserve_bytes),
-        " exceeds the largest GPU's ", FormatBytes(max_capacity_), " (", max_capacity_, " bytes)"));
+    return Refusal(ErrorReason::kNeverFits,
+                   absl::StrCat("memory_bytes ", r.memory_bytes, " (", FormatBytes(r.memory_bytes),
+                                ") plus a context reserve of ",
+                                FormatBytes(memory_blind ? 0 : options_.context_reserve_bytes),
+                                " exceeds the largest GPU's ", FormatBytes(max_capacity_), " (",
+                                max_capacity_, " bytes)"));
   }
   if (options_.policy.kind == PolicyKind::kMgbSm) {
     bool any = false;
     for (const GpuState &g : gpus_) any = any || BlocksPerEmptySm(g.spec, r.shape) > 0;
     if (!any) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "shape.block: one block (", r.shape.threads_per_block(), " threads, ",
-          r.shape.registers_per_thread, " registers/thread, ", r.shape.shared_bytes_per_block,
-          " shared bytes) does not fit on an SM of any GPU"));
+      return Refusal(ErrorReason::kNeverFits,
+                     absl::StrCat("shape.block: one block (", r.shape.threads_per_block(),
+                                  " threads, ", r.shape.registers_per_thread, " registers/thread, ",
+                                  r.shape.shared_bytes_per_block,
+                                  " shared bytes) does not fit on an SM of any GPU"));
     }
   }
   return absl::OkStatus();
@@ -194,13 +197,13 @@ absl::Status Scheduler::ValidateRequest(const TaskRequest &r) const {
 absl::StatusOr<Scheduler::Task *> Scheduler::OwnedTask(SessionId session, TaskId task,
                                                        std::string_view field) {
   if (!sessions_.contains(session)) {
-    return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
+    return Refusal(ErrorReason::kUnknownSession, absl::StrCat("session_id: no session ", session));
   }
   auto it = tasks_.find(task);
   // Another session's task is reported exactly like a missing one: ids reveal nothing.
   if (it == tasks_.end() || it->second.session != session) {
-    return absl::NotFoundError(
-        absl::StrCat(std::string(field), ": no task ", task, " in this session"));
+    return Refusal(ErrorReason::kUnknownTask,
+                   absl::StrCat(std::string(field), ": no task ", task, " in this session"));
   }
   return &it->second;
 }
@@ -208,8 +211,8 @@ absl::StatusOr<Scheduler::Task *> Scheduler::OwnedTask(SessionId session, TaskId
 absl::StatusOr<Scheduler::Task *> Scheduler::PlacedTask(SessionId session, TaskId task) {
   absl::StatusOr<Task *> found = OwnedTask(session, task, "task_id");
   if (found.ok() && (*found)->gpu < 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("task_id: task ", task, " is still waiting for a GPU"));
+    return Refusal(ErrorReason::kTaskWaiting,
+                   absl::StrCat("task_id: task ", task, " is still waiting for a GPU"));
   }
   return found;
 }
@@ -236,7 +239,7 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
                                                  Micros now) {
   auto sit = sessions_.find(session);
   if (sit == sessions_.end())
-    return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
+    return Refusal(ErrorReason::kUnknownSession, absl::StrCat("session_id: no session ", session));
   if (absl::Status st = ValidateRequest(request); !st.ok()) return st;
   Session &s = sit->second;
 
@@ -247,7 +250,7 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
             : head_gpu_ >= 0  ? ChooseBehindHead(s, t, excluded, ShadowOfHead())
                               : Choose(s, t, excluded);
   if (fit.gpu < 0 && t.deadline != 0 && t.deadline <= now) {
-    return absl::DeadlineExceededError("deadline_unix_ms: passed before a GPU had room");
+    return Refusal(ErrorReason::kDeadline, "deadline_unix_ms: passed before a GPU had room");
   }
   const TaskId id = AddTask(s, std::move(t));
   Task &stored = tasks_.at(id);
@@ -270,10 +273,10 @@ absl::StatusOr<TaskId> Scheduler::RestoreTask(SessionId session, int gpu,
                                               const TaskRequest &request, Micros now) {
   auto sit = sessions_.find(session);
   if (sit == sessions_.end())
-    return absl::NotFoundError(absl::StrCat("session_id: no session ", session));
+    return Refusal(ErrorReason::kUnknownSession, absl::StrCat("session_id: no session ", session));
   if (gpu < 0 || gpu >= gpu_count()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("restore.gpu_index: GPU ", gpu, " is not in this mgbd's inventory"));
+    return Refusal(ErrorReason::kInvalidField, absl::StrCat("restore.gpu_index: GPU ", gpu,
+                                                            " is not in this mgbd's inventory"));
   }
   if (absl::Status st = ValidateRequest(request); !st.ok()) return st;
   Fit fit{gpu, {}};
@@ -424,16 +427,17 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task, u
   if (!found.ok()) return found.status();
   Task &t = **found;
   if (t.grow_extra > 0)
-    return absl::FailedPreconditionError(
-        absl::StrCat("task_id: task ", task, " already has a grow waiting"));
-  if (extra_bytes == 0) return absl::InvalidArgumentError("extra_bytes must be > 0");
+    return Refusal(ErrorReason::kGrowPending,
+                   absl::StrCat("task_id: task ", task, " already has a grow waiting"));
+  if (extra_bytes == 0) return Refusal(ErrorReason::kInvalidField, "extra_bytes must be > 0");
   const GpuState &g = gpus_[t.gpu];
   const bool memory_blind = options_.policy.kind == PolicyKind::kCoreToGpu;
   // The session's context on this GPU is charged (Place) and stays: it can never be room.
   const uint64_t own_context = memory_blind ? 0 : options_.context_reserve_bytes;
   if (extra_bytes > g.spec.memory_bytes ||
       t.memory + own_context + extra_bytes > g.spec.memory_bytes) {
-    return absl::InvalidArgumentError(
+    return Refusal(
+        ErrorReason::kNeverFits,
         absl::StrCat("extra_bytes ", extra_bytes, ": task ", task, " would exceed its GPU's ",
                      g.spec.memory_bytes, " bytes (it holds ", t.memory,
                      " plus a context reserve of ", own_context, ")"));
@@ -452,10 +456,10 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task, u
       ApplyGrow(task, t, extra_bytes, now);
       return GrowResult{true, t.memory};
     }
-    return absl::ResourceExhaustedError(NoRoomMessage(task, t.gpu, t.memory, extra_bytes));
+    return Refusal(ErrorReason::kNoRoom, NoRoomMessage(task, t.gpu, t.memory, extra_bytes));
   }
   if (deadline != 0 && deadline <= now) {
-    return absl::DeadlineExceededError("deadline_unix_ms: passed before the GPU had room");
+    return Refusal(ErrorReason::kDeadline, "deadline_unix_ms: passed before the GPU had room");
   }
   t.grow_extra = extra_bytes;
   t.grow_seq = next_seq_++;

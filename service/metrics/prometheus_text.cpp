@@ -58,8 +58,7 @@ std::string PrometheusText(const v1::StatusReply &status) {
   // Per GPU: what it has, what mgbd granted, what programs said they allocated.
   std::map<uint32_t, double> allocated;
   for (const v1::TaskStatus &t : status.tasks()) {
-    if (t.gpu_index() >= 0)
-      allocated[static_cast<uint32_t>(t.gpu_index())] += static_cast<double>(t.allocated_bytes());
+    if (t.has_gpu_index()) allocated[t.gpu_index()] += static_cast<double>(t.allocated_bytes());
   }
   struct GpuGauge {
     const char *name, *help;
@@ -67,13 +66,13 @@ std::string PrometheusText(const v1::StatusReply &status) {
   };
   const GpuGauge gauges[] = {
       {"mgb_gpu_memory_total_bytes", "Device memory of the GPU.",
-       [](const v1::GpuStatus &g) { return static_cast<double>(g.memory_total()); }},
+       [](const v1::GpuStatus &g) { return static_cast<double>(g.memory_total_bytes()); }},
       {"mgb_gpu_memory_reserved_bytes", "Memory granted to tasks plus context reserves.",
-       [](const v1::GpuStatus &g) { return static_cast<double>(g.memory_reserved()); }},
+       [](const v1::GpuStatus &g) { return static_cast<double>(g.memory_reserved_bytes()); }},
       {"mgb_gpu_memory_used_bytes", "NVML's used memory (config GPUs: the reserved bytes).",
-       [](const v1::GpuStatus &g) { return static_cast<double>(g.memory_used()); }},
+       [](const v1::GpuStatus &g) { return static_cast<double>(g.memory_used_bytes()); }},
       {"mgb_gpu_memory_available_bytes", "What a new task could be granted now.",
-       [](const v1::GpuStatus &g) { return static_cast<double>(g.memory_available()); }},
+       [](const v1::GpuStatus &g) { return static_cast<double>(g.memory_available_bytes()); }},
       {"mgb_gpu_warps_in_use", "Warps mgbd counts for the GPU's running tasks.",
        [](const v1::GpuStatus &g) { return static_cast<double>(g.warps_in_use()); }},
       {"mgb_gpu_warp_capacity", "SMs times the most warps an SM holds.",

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "error_reasons.h"
 #include "lane_wire.h"
 #include "proto_convert.h"
 
@@ -30,6 +31,7 @@ class FastLane::Connection {
     v1::LaneError error;
     error.set_code(static_cast<int32_t>(status.code()));
     error.set_message(std::string(status.message()));
+    error.set_reason(WireReason(core::ReasonOf(status)));
     Write(call, lane::Kind::kError, &error);
   }
   void End() { shutdown(fd_, SHUT_RDWR); }
@@ -98,9 +100,9 @@ void FastLane::Run(const std::shared_ptr<Connection> &connection) {
       lane::ReadHello(fd, std::chrono::steady_clock::now() + std::chrono::seconds(5));
   if (version.ok()) {
     if (*version != lane::kVersion) {
-      connection->Answer(
-          0, absl::FailedPreconditionError(absl::StrCat("this mgbd speaks lane version ",
-                                                        lane::kVersion, " only; use gRPC")));
+      connection->Answer(0, core::Refusal(core::ErrorReason::kLaneVersion,
+                                          absl::StrCat("this mgbd speaks lane version ",
+                                                       lane::kVersion, " only; use gRPC")));
     } else {
       connection->Write(0, lane::Kind::kHello, nullptr);
       for (;;) {
@@ -109,22 +111,24 @@ void FastLane::Run(const std::shared_ptr<Connection> &connection) {
         if (frame->kind == lane::Kind::kBegin) {
           v1::TaskBeginRequest request;
           if (!request.ParseFromString(frame->payload)) {
-            connection->Answer(frame->call,
-                               absl::InvalidArgumentError("unparseable TaskBeginRequest"));
+            connection->Answer(frame->call, core::Refusal(core::ErrorReason::kMalformedFrame,
+                                                          "unparseable TaskBeginRequest"));
             continue;
           }
           service_->BeginFromLane(request, new LaneBegin(connection, frame->call),
                                   connection.get());
         } else if (frame->kind == lane::Kind::kEnd) {
           v1::TaskEndRequest request;
-          absl::Status status = request.ParseFromString(frame->payload)
-                                    ? service_->EndFromLane(request)
-                                    : absl::InvalidArgumentError("unparseable TaskEndRequest");
+          absl::Status status =
+              request.ParseFromString(frame->payload)
+                  ? service_->EndFromLane(request)
+                  : core::Refusal(core::ErrorReason::kMalformedFrame, "unparseable TaskEndRequest");
           if (!status.ok()) connection->Answer(frame->call, status);
         } else if (frame->kind == lane::Kind::kPing) {
           connection->Write(frame->call, lane::Kind::kPong, nullptr);
         } else {
-          connection->Answer(frame->call, absl::InvalidArgumentError("unknown lane frame kind"));
+          connection->Answer(frame->call, core::Refusal(core::ErrorReason::kMalformedFrame,
+                                                        "unknown lane frame kind"));
           break;
         }
       }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "error_reasons.h"
 
 namespace mgb::server {
 namespace {
@@ -18,7 +19,7 @@ void FillTask(const core::TaskSnapshot &t, v1::TaskStatus *out) {
   out->set_label(t.label);
   out->set_memory_bytes(t.memory_bytes);
   out->set_warps(t.warps);
-  out->set_gpu_index(t.gpu);
+  if (t.gpu >= 0) out->set_gpu_index(static_cast<uint32_t>(t.gpu));
   out->set_since_unix_ms(t.since / 1000);
   out->set_allocated_bytes(t.allocated_bytes);
 }
@@ -27,19 +28,20 @@ void FillTask(const core::TaskSnapshot &t, v1::TaskStatus *out) {
 
 v1::Event::Kind KindOf(core::EventKind kind) {
   switch (kind) {
-    case core::EventKind::kSessionOpened: return v1::Event::SESSION_OPENED;
-    case core::EventKind::kSessionClosed: return v1::Event::SESSION_CLOSED;
-    case core::EventKind::kTaskQueued: return v1::Event::TASK_QUEUED;
-    case core::EventKind::kTaskPlaced: return v1::Event::TASK_PLACED;
-    case core::EventKind::kTaskGrown: return v1::Event::TASK_GROWN;
-    case core::EventKind::kTaskEnded: return v1::Event::TASK_ENDED;
-    case core::EventKind::kTaskCancelled: return v1::Event::TASK_CANCELLED;
+    case core::EventKind::kSessionOpened: return v1::Event::KIND_SESSION_OPENED;
+    case core::EventKind::kSessionClosed: return v1::Event::KIND_SESSION_CLOSED;
+    case core::EventKind::kTaskQueued: return v1::Event::KIND_TASK_QUEUED;
+    case core::EventKind::kTaskPlaced: return v1::Event::KIND_TASK_PLACED;
+    case core::EventKind::kTaskGrown: return v1::Event::KIND_TASK_GROWN;
+    case core::EventKind::kTaskEnded: return v1::Event::KIND_TASK_ENDED;
+    case core::EventKind::kTaskCancelled: return v1::Event::KIND_TASK_CANCELLED;
   }
   return v1::Event::KIND_UNSPECIFIED;
 }
 
-grpc::Status ToGrpc(const absl::Status &status) {
+grpc::Status ToGrpc(const absl::Status &status, grpc::ServerContextBase *context) {
   if (status.ok()) return grpc::Status::OK;
+  context->AddTrailingMetadata(kErrorReasonKey, ErrorReasonName(status));
   // absl and gRPC share the canonical code numbers.
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
@@ -52,7 +54,8 @@ core::Micros DeadlineFromUnixMs(int64_t unix_ms) {
 
 absl::Status CheckDeadline(int64_t unix_ms) {
   if (unix_ms >= 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(
+  return core::Refusal(
+      core::ErrorReason::kInvalidField,
       absl::StrCat("deadline_unix_ms is ", unix_ms, ": must be >= 0 (0 = no deadline)"));
 }
 
@@ -61,7 +64,7 @@ core::LaunchShape FromProto(const v1::LaunchShape &shape) {
   s.grid = FromProto(shape.grid());
   s.block = FromProto(shape.block());
   s.registers_per_thread = shape.registers_per_thread();
-  s.shared_bytes_per_block = shape.shared_bytes_per_block();
+  s.shared_bytes_per_block = shape.shared_memory_per_block_bytes();
   return s;
 }
 
@@ -88,10 +91,10 @@ void ToProto(const core::Snapshot &snapshot, v1::StatusReply *reply) {
     out->set_index(static_cast<uint32_t>(i));
     out->set_name(g.spec.name);
     out->set_uuid(g.spec.uuid);
-    out->set_memory_total(g.spec.memory_bytes);
-    out->set_memory_reserved(g.memory_reserved);
-    out->set_memory_used(g.memory_used);
-    out->set_memory_available(g.memory_available);
+    out->set_memory_total_bytes(g.spec.memory_bytes);
+    out->set_memory_reserved_bytes(g.memory_reserved);
+    out->set_memory_used_bytes(g.memory_used);
+    out->set_memory_available_bytes(g.memory_available);
     out->set_warps_in_use(g.warps_in_use);
     out->set_warp_capacity(g.spec.warp_capacity());
     out->set_tasks(g.tasks);
@@ -109,7 +112,7 @@ v1::Event ToProto(const core::Event &event, int64_t pid) {
   out.set_session_id(PublicSessionName(event.session));
   out.set_pid(pid);
   out.set_task_id(event.task);
-  out.set_gpu_index(event.gpu);
+  if (event.gpu >= 0) out.set_gpu_index(static_cast<uint32_t>(event.gpu));
   out.set_memory_bytes(event.memory_bytes);
   out.set_warps(event.warps);
   out.set_grow(event.is_grow || event.kind == core::EventKind::kTaskGrown);

@@ -2,6 +2,7 @@
 #ifndef MGB_SERVICE_SERVER_PROTO_CONVERT_H
 #define MGB_SERVICE_SERVER_PROTO_CONVERT_H
 
+#include <grpcpp/server_context.h>
 #include <grpcpp/support/status.h>
 
 #include <string>
@@ -12,7 +13,9 @@
 
 namespace mgb::server {
 
-grpc::Status ToGrpc(const absl::Status &status);
+// An RPC's answer: a refusal also names its reason in the call's trailing metadata
+// (error_reasons.h), which goes out with the status.
+grpc::Status ToGrpc(const absl::Status &status, grpc::ServerContextBase *context);
 core::LaunchShape FromProto(const v1::LaunchShape &shape);
 core::TaskRequest FromProto(const v1::TaskBeginRequest &request);
 // Deadlines travel as Unix ms; the service's time line is Unix us. 0 stays "none"; a negative

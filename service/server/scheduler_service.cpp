@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "event_names.h"
 #include "mgb/core/byte_size.h"
+#include "mgb/core/error_reason.h"
 #include "proto_convert.h"
 
 namespace mgb::server {
@@ -59,11 +60,14 @@ std::string UserName(uint32_t uid) {
   return std::to_string(uid);
 }
 
+// The status of a call its client cancelled or left (gRPC's own CANCELLED, with a reason).
+absl::Status CancelledCall() { return core::Refusal(core::ErrorReason::kCancelled, ""); }
+
 // A unary call answered at once, with gRPC's default reactor.
 grpc::ServerUnaryReactor *AnswerNow(grpc::CallbackServerContext *context,
                                     const absl::Status &status) {
   grpc::ServerUnaryReactor *answer = context->DefaultReactor();
-  answer->Finish(ToGrpc(status));
+  answer->Finish(ToGrpc(status, context));
   return answer;
 }
 
@@ -87,6 +91,7 @@ void WarnUnlessSaved(const absl::Status &saved, std::atomic<bool> &failing, cons
 template <class Message>
 class SchedulerService::Stream : public grpc::ServerWriteReactor<Message> {
  public:
+  explicit Stream(grpc::ServerContextBase *context) : context_(context) {}
   // Queues a message; returns false if the backlog is full (the caller should end the stream).
   bool Push(Message message) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -106,12 +111,12 @@ class SchedulerService::Stream : public grpc::ServerWriteReactor<Message> {
     }
     this->StartWrite(&current_);
   }
-  void RequestFinish(grpc::Status status) {
+  void RequestFinish(const absl::Status &status) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (finish_requested_) return;
       finish_requested_ = true;
-      status_ = std::move(status);
+      status_ = ToGrpc(status, context_);
       if (writing_) return;  // OnWriteDone finishes
     }
     this->Finish(status_);
@@ -123,7 +128,7 @@ class SchedulerService::Stream : public grpc::ServerWriteReactor<Message> {
       writing_ = false;
       if (!ok && !finish_requested_) {  // the peer is gone; OnCancel follows
         finish_requested_ = true;
-        status_ = grpc::Status::CANCELLED;
+        status_ = ToGrpc(CancelledCall(), context_);
       }
       if (!finish_requested_) {
         if (queue_.empty()) return;
@@ -143,6 +148,7 @@ class SchedulerService::Stream : public grpc::ServerWriteReactor<Message> {
   std::shared_ptr<Stream> self_;
 
  private:
+  grpc::ServerContextBase *const context_;  // the call's: it outlives the reactor (OnDone)
   std::mutex mu_;
   std::deque<Message> queue_;
   Message current_;
@@ -155,9 +161,9 @@ class SchedulerService::Stream : public grpc::ServerWriteReactor<Message> {
 // lost socket, server shutdown) closes the session in the core, releasing all it holds.
 class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
  public:
-  AttachReactor(SchedulerService *service, const v1::AttachRequest &request,
-                const std::string &user, uint64_t job)
-      : service_(service), key_(RandomSessionKey()) {
+  AttachReactor(SchedulerService *service, grpc::ServerContextBase *context,
+                const v1::AttachRequest &request, const std::string &user, uint64_t job)
+      : Stream(context), service_(service), key_(RandomSessionKey()) {
     self_.reset(this);
     std::weak_ptr<AttachReactor> me = std::static_pointer_cast<AttachReactor>(self_);
     v1::SessionEvent event;
@@ -175,8 +181,10 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
         task.memory_bytes = held.memory_bytes();
         task.shape = FromProto(held.shape());
         task.label = held.label();
+        // No GPU (-1) is refused like one past the inventory.
+        const int gpu = held.has_gpu_index() ? static_cast<int>(held.gpu_index()) : -1;
         absl::StatusOr<core::TaskId> restored =
-            service_->core_->RestoreTask(id, static_cast<int>(held.gpu_index()), task, CoreNow());
+            service_->core_->RestoreTask(id, gpu, task, CoreNow());
         if (!restored.ok()) {
           std::fprintf(stderr, "mgbd: pid %lld could not restore a task: %s\n",
                        static_cast<long long>(request.pid()),
@@ -196,7 +204,7 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
     Push(std::move(event));
     Kick();
   }
-  void OnCancel() override { RequestFinish(grpc::Status::CANCELLED); }
+  void OnCancel() override { RequestFinish(CancelledCall()); }
   // OnDone comes exactly once however the stream ended: the one place the session closes.
   void OnDone() override {
     service_->Locked([&] {
@@ -215,12 +223,13 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
 
 class SchedulerService::WatchReactor final : public Stream<v1::Event> {
  public:
-  explicit WatchReactor(SchedulerService *service) : service_(service) {
+  WatchReactor(SchedulerService *service, grpc::ServerContextBase *context)
+      : Stream(context), service_(service) {
     self_.reset(this);
     std::shared_ptr<WatchReactor> me = std::static_pointer_cast<WatchReactor>(self_);
     service_->Locked([&] { service_->watchers_.insert(me); });
   }
-  void OnCancel() override { RequestFinish(grpc::Status::CANCELLED); }
+  void OnCancel() override { RequestFinish(CancelledCall()); }
   void OnDone() override {
     std::shared_ptr<WatchReactor> me = std::static_pointer_cast<WatchReactor>(self_);
     service_->Locked([&] { service_->watchers_.erase(me); });
@@ -243,16 +252,16 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
     begin_reply_ = reply;
     std::optional<absl::Status> done;
     service_->Locked([&] { done = service_->BeginLocked(request, this, nullptr); });
-    if (done) Finish(ToGrpc(*done));
+    if (done) Complete(*done);
   }
 
   void Grow(const v1::TaskGrowRequest &request, v1::TaskGrowReply *reply) {
-    std::optional<grpc::Status> done;
+    std::optional<absl::Status> done;
     service_->Locked([&] {
       absl::StatusOr<core::SessionId> found = service_->FindSession(request.session_id());
-      if (!found.ok()) return done.emplace(ToGrpc(found.status())), void();
+      if (!found.ok()) return done.emplace(found.status()), void();
       if (absl::Status st = CheckDeadline(request.deadline_unix_ms()); !st.ok()) {
-        return done.emplace(ToGrpc(st)), void();
+        return done.emplace(st), void();
       }
       const core::Micros now = CoreNow();
       service_->RefreshMemory(now, false);
@@ -262,25 +271,25 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
                                       absl::StrCat("growing task ", request.task_id(), " by ",
                                                    core::FormatBytes(request.extra_bytes())));
           !st.ok()) {
-        return done.emplace(ToGrpc(st)), void();
+        return done.emplace(st), void();
       }
       absl::StatusOr<core::GrowResult> result =
           service_->core_->TaskGrow(*found, request.task_id(), request.extra_bytes(),
                                     DeadlineFromUnixMs(request.deadline_unix_ms()), now);
-      if (!result.ok()) return done.emplace(ToGrpc(result.status())), void();
+      if (!result.ok()) return done.emplace(result.status()), void();
       if (job != 0) service_->job_grants_.Charge(job, request.task_id(), request.extra_bytes());
       session = *found;
       task = request.task_id();
       grow_reply_ = reply;
       if (result->grown) {
         reply->set_memory_bytes(result->memory_bytes);
-        done.emplace(grpc::Status::OK);
+        done.emplace(absl::OkStatus());
       } else {
         service_->parked_grows_[task] = this;
         service_->timer_wake_.notify_one();
       }
     });
-    if (done) Finish(*done);
+    if (done) Complete(*done);
   }
 
   // Under mu_: the core placed / grew this call's task.
@@ -288,7 +297,7 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
     FillPlacement(begin_reply_, task, gpu, spec, memory_bytes);
   }
   void FillGrown(uint64_t grown_to) { grow_reply_->set_memory_bytes(grown_to); }
-  void Complete(const absl::Status &status) override { Finish(ToGrpc(status)); }
+  void Complete(const absl::Status &status) override { Finish(ToGrpc(status, context_)); }
 
   void OnCancel() override {
     service_->Locked([&] {
@@ -384,9 +393,9 @@ void SchedulerService::Locked(Fn &&fn) {
 absl::StatusOr<core::SessionId> SchedulerService::FindSession(const std::string &key) const {
   auto it = sessions_by_key_.find(key);
   if (it == sessions_by_key_.end()) {
-    return absl::NotFoundError(key.empty()
-                                   ? "session_id is empty: Attach first"
-                                   : "session_id: no such session (ended, or never opened)");
+    return core::Refusal(core::ErrorReason::kUnknownSession,
+                         key.empty() ? "session_id is empty: Attach first"
+                                     : "session_id: no such session (ended, or never opened)");
   }
   return it->second;
 }
@@ -436,7 +445,7 @@ void SchedulerService::OnEvent(const core::Event &event) {
         if (auto it = parked_grows_.find(event.task); it != parked_grows_.end()) {
           WaitReactor *r = it->second;
           parked_grows_.erase(it);
-          after_unlock_.push_back([r, s = ToGrpc(core_->CancelStatus(event))] { r->Finish(s); });
+          after_unlock_.push_back([r, s = core_->CancelStatus(event)] { r->Complete(s); });
         }
         break;
       }
@@ -461,7 +470,7 @@ void SchedulerService::OnEvent(const core::Event &event) {
     } else {
       after_unlock_.push_back([w] {
         w->RequestFinish(
-            grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "watcher fell too far behind"));
+            core::Refusal(core::ErrorReason::kWatcherBehind, "watcher fell too far behind"));
       });
     }
   }
@@ -533,12 +542,12 @@ grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
       if (service_options_.job_of) job = service_options_.job_of(peer->pid).value_or(0);
     }
   }
-  return new AttachReactor(this, attach, user, job);
+  return new AttachReactor(this, context, attach, user, job);
 }
 
-grpc::ServerWriteReactor<v1::Event> *SchedulerService::Watch(grpc::CallbackServerContext *,
+grpc::ServerWriteReactor<v1::Event> *SchedulerService::Watch(grpc::CallbackServerContext *context,
                                                              const v1::WatchRequest *) {
-  return new WatchReactor(this);
+  return new WatchReactor(this, context);
 }
 
 grpc::ServerUnaryReactor *SchedulerService::TaskBegin(grpc::CallbackServerContext *context,
@@ -691,16 +700,18 @@ absl::Status SchedulerService::CheckJobGrant(uint64_t job, uint64_t bytes,
 absl::Status SchedulerService::CheckJobCall(grpc::CallbackServerContext *context,
                                             uint64_t job_id) const {
   if (!service_options_.job_of) {
-    return absl::FailedPreconditionError("mgbd runs without --slurm: it keeps no job grants");
+    return core::Refusal(core::ErrorReason::kSlurmDisabled,
+                         "mgbd runs without --slurm: it keeps no job grants");
   }
   std::optional<PeerIdentity> peer;
   if (service_options_.peer) peer = service_options_.peer(context->peer());
   if (!peer || (peer->uid != 0 && peer->uid != service_options_.hook_uid)) {
-    return absl::PermissionDeniedError(
+    return core::Refusal(
+        core::ErrorReason::kPermissionDenied,
         "job grants come from Slurm's Prolog and Epilog: only root or mgbd's own user may set "
         "them");
   }
-  if (job_id == 0) return absl::InvalidArgumentError("job_id must be > 0");
+  if (job_id == 0) return core::Refusal(core::ErrorReason::kInvalidField, "job_id must be > 0");
   return absl::OkStatus();
 }
 
@@ -738,8 +749,8 @@ grpc::ServerUnaryReactor *SchedulerService::JobEnd(grpc::CallbackServerContext *
         ++ended;
         if (std::shared_ptr<AttachReactor> stream = record.stream.lock()) {
           after_unlock_.push_back([stream, job = request->job_id()] {
-            stream->RequestFinish(
-                grpc::Status(grpc::StatusCode::ABORTED, absl::StrCat("Slurm job ", job, " ended")));
+            stream->RequestFinish(core::Refusal(core::ErrorReason::kJobEnded,
+                                                absl::StrCat("Slurm job ", job, " ended")));
           });
         }
       }

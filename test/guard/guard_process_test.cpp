@@ -74,7 +74,7 @@ TEST_CASE(
   CHECK(first_grant->memory_bytes() < 5 * kGiB);
   auto after = Client::StatusAt(mgbd->socket);
   REQUIRE(after.ok());
-  CHECK(after->gpus(0).memory_reserved() == 0);
+  CHECK(after->gpus(0).memory_reserved_bytes() == 0);
 }
 
 TEST_CASE(
@@ -141,7 +141,7 @@ TEST_CASE(
   CHECK(holder.exit_code == 0);
   auto after = Client::StatusAt(mgbd->socket);
   REQUIRE(after.ok());
-  CHECK(after->gpus(0).memory_reserved() == 0);
+  CHECK(after->gpus(0).memory_reserved_bytes() == 0);
   CHECK(after->tasks_size() == 0);
 
   auto forked = RunProcess(

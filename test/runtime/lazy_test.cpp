@@ -365,7 +365,7 @@ TEST_CASE("a small buffer bound to a placed task on a full GPU fits its slack: n
   float *data, *counter;
   rt.Malloc(reinterpret_cast<void **>(&data), kMiB);
   REQUIRE(Prepare(rt, nullptr, kWide, {&data}, {sizeof data}) == cudaSuccess);
-  REQUIRE(mgbd.Status().gpus(0).memory_available() == 0);
+  REQUIRE(mgbd.Status().gpus(0).memory_available_bytes() == 0);
   rt.Malloc(reinterpret_cast<void **>(&counter), 8);
   std::atomic<bool> launched{false};
   std::thread launcher([&] {

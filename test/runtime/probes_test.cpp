@@ -35,7 +35,8 @@ TEST_CASE("task_begin waits for placement, selects the GPU and task_end releases
   REQUIRE(status.tasks_size() == 1);
   CHECK(status.tasks(0).memory_bytes() == 3 * kMiB + kDefaultHeapBytes);  // heap included
   CHECK(status.tasks(0).label() == "probe.cu:10");
-  CHECK(status.tasks(0).gpu_index() == device);
+  REQUIRE(status.tasks(0).has_gpu_index());
+  CHECK(static_cast<int>(status.tasks(0).gpu_index()) == device);
 
   void *p = nullptr;
   REQUIRE(m.runtime->Malloc(&p, kMiB) == cudaSuccess);

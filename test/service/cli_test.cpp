@@ -129,12 +129,12 @@ TEST_CASE("mgb status --json: integers for bytes and counts", "[cli]") {
   REQUIRE(out.exit_code == 0);
   auto doc = nlohmann::json::parse(out.out);
   REQUIRE(doc["gpus"].size() == 2);
-  for (const char *field : {"memory_total", "memory_reserved", "memory_used", "memory_available",
-                            "warps_in_use", "tasks"}) {
+  for (const char *field : {"memory_total_bytes", "memory_reserved_bytes", "memory_used_bytes",
+                            "memory_available_bytes", "warps_in_use", "tasks"}) {
     INFO(field);
     CHECK(doc["gpus"][0][field].is_number_integer());
   }
-  CHECK(doc["gpus"][0]["memory_total"] == 16 * kGiB);
+  CHECK(doc["gpus"][0]["memory_total_bytes"] == 16 * kGiB);
   CHECK(doc["gpus"][1]["name"] == "g1");
   CHECK(doc["waiting"].is_number_integer());
   CHECK(doc["policy"] == "mgb");
@@ -182,8 +182,10 @@ TEST_CASE("mgb status lists running tasks (reserved, allocated, age) and waiting
   CHECK(doc["running_tasks"][0]["user"] == std::string(me->pw_name));
   CHECK_THAT(table.out, Catch::Contains(std::string(" ") + me->pw_name + " "));
   CHECK(doc["running_tasks"][0]["memory_bytes"] == 10 * kGiB);
+  CHECK(doc["running_tasks"][0]["gpu_index"].is_number_integer());
   REQUIRE(doc["waiting_tasks"].size() == 1);
   CHECK(doc["waiting_tasks"][0]["label"] == "big-step");
+  CHECK(doc["waiting_tasks"][0]["gpu_index"].is_null());  // no GPU yet
 }
 
 TEST_CASE("mgb run: the program sees its GPU, its exit status comes back, the GPU is released",
@@ -212,8 +214,8 @@ TEST_CASE("mgb run: the program sees its GPU, its exit status comes back, the GP
         127);
   auto s = Client::StatusAt(mgbd.socket);
   REQUIRE(s.ok());
-  CHECK(s->gpus(0).memory_reserved() == 0);
-  CHECK(s->gpus(1).memory_reserved() == 0);
+  CHECK(s->gpus(0).memory_reserved_bytes() == 0);
+  CHECK(s->gpus(1).memory_reserved_bytes() == 0);
 }
 
 TEST_CASE("mgb watch prints the events of a run", "[cli]") {
@@ -229,6 +231,7 @@ TEST_CASE("mgb watch prints the events of a run", "[cli]") {
   CHECK(watch.exit_code == 0);
   CHECK_THAT(watch.out, Catch::Contains("session-opened") && Catch::Contains("task-placed") &&
                             Catch::Contains("1.00 GiB"));
+  CHECK_THAT(watch.out, Catch::Contains(" task 0 gpu -1 "));  // a session's event: no GPU
 }
 
 TEST_CASE("mgbd --verbose 1 logs each decision with its time", "[cli]") {
@@ -328,14 +331,15 @@ TEST_CASE("mgb run reports its program's NVML memory to mgbd (TaskUsage)", "[cli
   auto counted_once = [&] {
     auto s = Client::StatusAt(socket);
     return s.ok() && s->gpus_size() == 1 && s->tasks_size() == 1 &&
-           s->gpus(0).memory_used() == 4 * kGiB && s->gpus(0).memory_available() == 70 * kGiB;
+           s->gpus(0).memory_used_bytes() == 4 * kGiB &&
+           s->gpus(0).memory_available_bytes() == 70 * kGiB;
   };
   WaitFor(counted_once, std::chrono::seconds(2));  // mgb run reads every 0.5 s
   auto s = Client::StatusAt(socket);
   REQUIRE(s.ok());
   REQUIRE(s->gpus_size() == 1);
-  CHECK(s->gpus(0).memory_used() == 4 * kGiB);
-  CHECK(s->gpus(0).memory_available() == 70 * kGiB);
+  CHECK(s->gpus(0).memory_used_bytes() == 4 * kGiB);
+  CHECK(s->gpus(0).memory_available_bytes() == 70 * kGiB);
   int status = 0;
   waitpid(run, &status, 0);
   CHECK(WIFEXITED(status));
@@ -387,6 +391,7 @@ TEST_CASE("mgbd re-reads NVML while only a grow waits, and fails a grow NVML sho
                                       std::chrono::system_clock::now() + std::chrono::seconds(10));
   REQUIRE_FALSE(hopeless.ok());
   CHECK(hopeless.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(ReasonOf(hopeless.status()) == ErrorReason::kNoRoom);
   CHECK(std::chrono::steady_clock::now() - again < std::chrono::seconds(6));
   client->reset();
   int status = 0;

@@ -59,22 +59,26 @@ TEST_CASE("the fast lane places, refuses with the RPC's codes, and releases in o
   auto placed = (*lane)->Begin(BeginRequest(**client, 12 * kGiB), In(kSecond));
   REQUIRE(placed.ok());
   CHECK(placed->gpu_name() == "g0");
-  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved() == 12 * kGiB);
+  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved_bytes() == 12 * kGiB);
 
   auto too_big = (*lane)->Begin(BeginRequest(**client, 100 * kGiB), In(kSecond));
   CHECK(too_big.status().code() ==
         absl::StatusCode::kInvalidArgument);  // never fits, as the RPC says
+  CHECK(ReasonOf(too_big.status()) == ErrorReason::kNeverFits);
   v1::TaskBeginRequest no_session = BeginRequest(**client, kGiB);
   no_session.set_session_id("forged");
-  CHECK((*lane)->Begin(no_session, In(kSecond)).status().code() == absl::StatusCode::kNotFound);
+  auto forged = (*lane)->Begin(no_session, In(kSecond));
+  CHECK(forged.status().code() == absl::StatusCode::kNotFound);
+  CHECK(ReasonOf(forged.status()) == ErrorReason::kUnknownSession);
   // A waiting TaskBegin is answered by mgbd at its deadline, with the RPC's code.
   v1::TaskBeginRequest waits = BeginRequest(**client, 8 * kGiB);
   waits.set_deadline_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
                                  std::chrono::system_clock::now().time_since_epoch())
                                  .count() +
                              200);
-  CHECK((*lane)->Begin(waits, In(std::chrono::milliseconds(3000))).status().code() ==
-        absl::StatusCode::kDeadlineExceeded);
+  auto expired = (*lane)->Begin(waits, In(std::chrono::milliseconds(3000)));
+  CHECK(expired.status().code() == absl::StatusCode::kDeadlineExceeded);
+  CHECK(ReasonOf(expired.status()) == ErrorReason::kDeadline);
 
   v1::TaskEndRequest end;
   end.set_session_id((*client)->session().session_id);
@@ -85,7 +89,7 @@ TEST_CASE("the fast lane places, refuses with the RPC's codes, and releases in o
   CHECK((*lane)->unconfirmed_ends() == 2);
   REQUIRE((*lane)->Ping(In(kSecond)).ok());
   CHECK((*lane)->unconfirmed_ends() == 0);
-  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved() == 0);
+  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved_bytes() == 0);
   CHECK((*lane)->Begin(BeginRequest(**client, kGiB), In(kSecond)).ok());
 }
 
@@ -100,6 +104,7 @@ TEST_CASE("bad lane frames end only their own connection", "[lane][input]") {
     v1::LaneError error;
     REQUIRE(error.ParseFromString(answer->payload));
     CHECK(error.code() == static_cast<int>(absl::StatusCode::kFailedPrecondition));
+    CHECK(error.reason() == v1::ERROR_REASON_LANE_VERSION);
     CHECK(lane::ReadFrame(fd, In(kSecond)).status().code() == absl::StatusCode::kUnavailable);
     close(fd);
   }
@@ -113,6 +118,9 @@ TEST_CASE("bad lane frames end only their own connection", "[lane][input]") {
     REQUIRE(refused.ok());
     CHECK(refused->call == 7);
     CHECK(refused->kind == lane::Kind::kError);
+    v1::LaneError error;
+    REQUIRE(error.ParseFromString(refused->payload));
+    CHECK(error.reason() == v1::ERROR_REASON_MALFORMED_FRAME);
     REQUIRE(lane::WriteFrame(fd, 8, lane::Kind::kPing).ok());
     CHECK(lane::ReadFrame(fd, In(kSecond))->kind == lane::Kind::kPong);
     close(fd);
@@ -159,7 +167,7 @@ TEST_CASE("a lane connection that closes withdraws its waiting TaskBegin", "[lan
         kSecond);
   REQUIRE((*client)->TaskEnd(held->task_id).ok());
   (*client)->Flush();
-  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved() == 0);  // nothing placed late
+  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved_bytes() == 0);  // nothing placed late
 }
 
 TEST_CASE("MGB_FAST_LANE=0: every call goes by gRPC, with the same results", "[lane]") {
@@ -175,7 +183,7 @@ TEST_CASE("MGB_FAST_LANE=0: every call goes by gRPC, with the same results", "[l
     REQUIRE((*client)->TaskEnd(placed->task_id).ok());
   }
   (*client)->Flush();
-  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved() == 0);
+  CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved_bytes() == 0);
 }
 
 }  // namespace mgb::test

@@ -32,8 +32,8 @@ void RunClients(int rounds, uint64_t reserve) {
       for (const auto &t : s->tasks()) granted[t.gpu_index()] += t.memory_bytes();
       for (const auto &g : s->gpus()) {
         const uint64_t contexts = uint64_t{g.sessions()} * reserve;
-        if (g.memory_reserved() > g.memory_total() ||
-            granted[g.index()] + contexts != g.memory_reserved()) {
+        if (g.memory_reserved_bytes() > g.memory_total_bytes() ||
+            granted[g.index()] + contexts != g.memory_reserved_bytes()) {
           ++violations;
         }
       }
@@ -79,7 +79,7 @@ void RunClients(int rounds, uint64_t reserve) {
       },
       std::chrono::seconds(2));
   s = Client::StatusAt(d->socket);
-  for (const auto &g : s->gpus()) CHECK(g.memory_reserved() == 0);
+  for (const auto &g : s->gpus()) CHECK(g.memory_reserved_bytes() == 0);
 }
 
 }  // namespace

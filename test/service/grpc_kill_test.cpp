@@ -33,8 +33,9 @@ TEST_CASE("SIGKILL while holding: the memory is free within 1 s", "[grpc][kill]"
   const int pid = StartProcess({MGB_TEST_HOLDER, d->socket, std::to_string(8 * kGiB)});
   WaitFor([&] { return StatusOf(*d).tasks_size() == 1; }, std::chrono::seconds(5));
   REQUIRE(StatusOf(*d).tasks_size() == 1);
-  CHECK(StatusOf(*d).gpus(0).memory_reserved() == 9 * kGiB);
-  const auto took = KillAndWait(pid, [&] { return StatusOf(*d).gpus(0).memory_reserved() == 0; });
+  CHECK(StatusOf(*d).gpus(0).memory_reserved_bytes() == 9 * kGiB);
+  const auto took =
+      KillAndWait(pid, [&] { return StatusOf(*d).gpus(0).memory_reserved_bytes() == 0; });
   CHECK(took < std::chrono::seconds(1));
   CHECK(StatusOf(*d).sessions() == 0);
 }
@@ -55,7 +56,7 @@ TEST_CASE("SIGKILL while waiting: the wait is withdrawn within 1 s", "[grpc][kil
   REQUIRE((*owner)->TaskEnd(all->task_id).ok());
   (*owner)->Flush();
   CHECK(StatusOf(*d).decisions() == decisions);
-  CHECK(StatusOf(*d).gpus(0).memory_reserved() == 0);
+  CHECK(StatusOf(*d).gpus(0).memory_reserved_bytes() == 0);
 }
 
 }  // namespace mgb::test

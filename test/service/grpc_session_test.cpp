@@ -54,21 +54,21 @@ TEST_CASE("a session places, ends, and its end releases what it held", "[grpc]")
   REQUIRE(placed.ok());
   CHECK(placed->gpu_name == "g" + std::to_string(placed->gpu_index));
   auto status = StatusOf(*d);
-  CHECK(status.gpus(placed->gpu_index).memory_reserved() == 5 * kGiB);
+  CHECK(status.gpus(placed->gpu_index).memory_reserved_bytes() == 5 * kGiB);
   CHECK(status.gpus(placed->gpu_index).warps_in_use() == 8);
   REQUIRE(status.tasks_size() == 1);
   CHECK(status.tasks(0).session_id() != client->session().session_id);  // the secret stays secret
   REQUIRE(client->TaskUsage(placed->task_id, 3 * kGiB).ok());
-  REQUIRE(client->TaskEnd(placed->task_id).ok());                         // sent, not waited for
-  client->Flush();                                                        // mgbd has it now
-  CHECK(StatusOf(*d).gpus(placed->gpu_index).memory_reserved() == kGiB);  // the context stays
+  REQUIRE(client->TaskEnd(placed->task_id).ok());  // sent, not waited for
+  client->Flush();                                 // mgbd has it now
+  CHECK(StatusOf(*d).gpus(placed->gpu_index).memory_reserved_bytes() == kGiB);  // the context stays
   auto held = client->TaskBegin(2 * kGiB, LaunchShape{}, "held");
   REQUIRE(held.ok());
   client.reset();  // ends the session without TaskEnd
   auto released = WaitFor([&] { return StatusOf(*d).sessions() == 0; }, std::chrono::seconds(1));
   CHECK(released < std::chrono::seconds(1));
   const v1::StatusReply after = StatusOf(*d);
-  for (const auto &g : after.gpus()) CHECK(g.memory_reserved() == 0);
+  for (const auto &g : after.gpus()) CHECK(g.memory_reserved_bytes() == 0);
 }
 
 TEST_CASE("a waiting TaskBegin is answered as soon as a release makes room", "[grpc]") {
@@ -136,16 +136,17 @@ TEST_CASE("two grows into each other's room: the later is refused, the first wai
   // The later grow is refused (at once, or its wait cancelled) rather than waiting with a's.
   absl::StatusOr<uint64_t> b_grow = b->TaskGrow(tb.task_id, 6 * kGiB);
   CHECK(b_grow.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(ReasonOf(b_grow.status()) == ErrorReason::kNoRoom);
   CHECK_FALSE(a_answered);
-  CHECK(StatusOf(*d).gpus(0).memory_reserved() == 12 * kGiB);  // the refusal took nothing
+  CHECK(StatusOf(*d).gpus(0).memory_reserved_bytes() == 12 * kGiB);  // the refusal took nothing
   REQUIRE(b->TaskEnd(tb.task_id).ok());
   grower.join();
   REQUIRE(a_grow.ok());
   CHECK(*a_grow == 12 * kGiB);
-  CHECK(StatusOf(*d).gpus(0).memory_reserved() == 12 * kGiB);
+  CHECK(StatusOf(*d).gpus(0).memory_reserved_bytes() == 12 * kGiB);
   REQUIRE(a->TaskEnd(ta.task_id).ok());
   a->Flush();
-  CHECK(StatusOf(*d).gpus(0).memory_reserved() == 0);
+  CHECK(StatusOf(*d).gpus(0).memory_reserved_bytes() == 0);
 }
 
 TEST_CASE("a release sent without waiting frees the GPU for the program's next task", "[grpc]") {
@@ -160,7 +161,7 @@ TEST_CASE("a release sent without waiting frees the GPU for the program's next t
     REQUIRE(client->TaskEnd(placed->task_id).ok());
   }
   client->Flush();
-  CHECK(StatusOf(*d).gpus(0).memory_reserved() == 0);
+  CHECK(StatusOf(*d).gpus(0).memory_reserved_bytes() == 0);
   CHECK(client->TaskEnd(1).code() == absl::StatusCode::kNotFound);  // ended already
 }
 
@@ -179,11 +180,17 @@ TEST_CASE("Watch streams scheduling events", "[grpc]") {
   int64_t opened_pid = -1;
   while (kinds.size() < 2 && stream->Read(&event)) {
     kinds.push_back(event.kind());
-    if (event.kind() == v1::Event::SESSION_OPENED) opened_pid = event.pid();
+    if (event.kind() == v1::Event::KIND_SESSION_OPENED) {
+      opened_pid = event.pid();
+      CHECK_FALSE(event.has_gpu_index());  // a session's event names no GPU
+    }
   }
   CHECK(opened_pid == getpid());  // was 0: the event came before the session's record
-  CHECK(kinds == std::vector<v1::Event::Kind>{v1::Event::SESSION_OPENED, v1::Event::TASK_PLACED});
+  CHECK(kinds ==
+        std::vector<v1::Event::Kind>{v1::Event::KIND_SESSION_OPENED, v1::Event::KIND_TASK_PLACED});
   CHECK(event.memory_bytes() == kGiB);
+  CHECK(event.has_gpu_index());
+  CHECK(event.gpu_index() == 0u);
   ctx.TryCancel();
   stream->Finish();
 }

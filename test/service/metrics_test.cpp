@@ -100,7 +100,7 @@ TEST_CASE("Prometheus text: one family per metric with HELP and TYPE, labels esc
   v1::GpuStatus *g = status.add_gpus();
   g->set_index(0);
   g->set_name("H100 \"80GB\"");
-  g->set_memory_total(80 * kGiB);
+  g->set_memory_total_bytes(80 * kGiB);
   v1::TaskStatus *t = status.add_tasks();
   t->set_gpu_index(0);
   t->set_allocated_bytes(3 * kGiB);
@@ -183,7 +183,7 @@ TEST_CASE("events carry a grow's bytes and a give-up's reason; Status names mgbd
     (void)Client::WatchAt(mgbd->socket, [&](const v1::Event &e) {
       std::lock_guard lock(mu);
       events.push_back(e);
-      return e.kind() != v1::Event::TASK_CANCELLED;
+      return e.kind() != v1::Event::KIND_TASK_CANCELLED;
     });
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the watch is attached
@@ -198,12 +198,13 @@ TEST_CASE("events carry a grow's bytes and a give-up's reason; Status names mgbd
   auto late = (*client)->TaskBegin(
       8 * kGiB, shape, "late", std::chrono::system_clock::now() + std::chrono::milliseconds(300));
   CHECK(late.status().code() == absl::StatusCode::kDeadlineExceeded);
+  CHECK(ReasonOf(late.status()) == ErrorReason::kDeadline);
   watcher.join();
   std::lock_guard lock(mu);
   const v1::Event *grown = nullptr, *cancelled = nullptr;
   for (const v1::Event &e : events) {
-    if (e.kind() == v1::Event::TASK_GROWN) grown = &e;
-    if (e.kind() == v1::Event::TASK_CANCELLED) cancelled = &e;
+    if (e.kind() == v1::Event::KIND_TASK_GROWN) grown = &e;
+    if (e.kind() == v1::Event::KIND_TASK_CANCELLED) cancelled = &e;
   }
   REQUIRE(grown != nullptr);
   CHECK(grown->grow());
@@ -211,6 +212,7 @@ TEST_CASE("events carry a grow's bytes and a give-up's reason; Status names mgbd
   CHECK(grown->memory_bytes() == 12 * kGiB);
   REQUIRE(cancelled != nullptr);
   CHECK(cancelled->cancel_reason() == "deadline");
+  CHECK_FALSE(cancelled->has_gpu_index());  // it never had one
   CHECK_FALSE(cancelled->grow());
   auto status = Client::StatusAt(mgbd->socket);
   REQUIRE(status.ok());

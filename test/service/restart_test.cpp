@@ -48,7 +48,7 @@ TEST_CASE("a restarted mgbd gets its clients' tasks back before it places anythi
   const auto restored = WaitFor(
       [&] {
         auto s = Client::StatusAt(options.socket_path, std::chrono::milliseconds(200));
-        return s.ok() && s->tasks_size() == 1 && s->gpus(0).memory_reserved() == 10 * kGiB;
+        return s.ok() && s->tasks_size() == 1 && s->gpus(0).memory_reserved_bytes() == 10 * kGiB;
       },
       std::chrono::seconds(5));
   CHECK(restored < std::chrono::seconds(2));
@@ -67,7 +67,7 @@ TEST_CASE("a restarted mgbd gets its clients' tasks back before it places anythi
   CHECK(placed.ok());
   auto status = Client::StatusAt(options.socket_path);
   REQUIRE(status.ok());
-  CHECK(status->gpus(0).memory_reserved() == 10 * kGiB);
+  CHECK(status->gpus(0).memory_reserved_bytes() == 10 * kGiB);
 }
 
 TEST_CASE("a clean shutdown with no session removes the socket: the next mgbd does not wait",
@@ -110,7 +110,7 @@ TEST_CASE(
       if (s.ok()) {
         ++samples;
         for (const auto &g : s->gpus()) {
-          if (g.memory_reserved() > g.memory_total()) ++over_granted;
+          if (g.memory_reserved_bytes() > g.memory_total_bytes()) ++over_granted;
         }
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -298,8 +298,8 @@ python3 - "$DIR"/samples/*.json << 'EOF' || fail "a GPU was over-granted"
 import json, sys
 for path in sys.argv[1:]:
     for g in json.load(open(path))["gpus"]:
-        if g["memory_reserved"] > g["memory_total"]:
-            print(f"{path}: GPU {g['index']} reserved {g['memory_reserved']} > {g['memory_total']}")
+        if g["memory_reserved_bytes"] > g["memory_total_bytes"]:
+            print(f"{path}: GPU {g['index']} reserved {g['memory_reserved_bytes']} > {g['memory_total_bytes']}")
             sys.exit(1)
 print(f"{len(sys.argv) - 1} status samples, no GPU past its memory")
 EOF

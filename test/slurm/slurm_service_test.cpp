@@ -53,6 +53,7 @@ TEST_CASE("mgbd --slurm holds a job's tasks to its grant and names the job when 
   absl::StatusOr<Placement> early = (*client)->TaskBegin(kGiB, kShape, "early");
   REQUIRE_FALSE(early.ok());
   CHECK(early.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(ReasonOf(early.status()) == ErrorReason::kNoJobGrant);
   CHECK(Message(early.status()).find("Slurm job 42 has no GPU memory on this node") !=
         std::string::npos);
 
@@ -62,6 +63,7 @@ TEST_CASE("mgbd --slurm holds a job's tasks to its grant and names the job when 
   absl::StatusOr<Placement> second = (*client)->TaskBegin(6 * kGiB, kShape, "second");
   REQUIRE_FALSE(second.ok());
   CHECK(second.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(ReasonOf(second.status()) == ErrorReason::kJobGrantExceeded);
   CHECK(Message(second.status()) ==
         "a task of 6.00 GiB would take Slurm job 42 past its GPU memory grant of 10.00 GiB "
         "(--gres=gpumem): its tasks hold 6.00 GiB");
@@ -69,6 +71,7 @@ TEST_CASE("mgbd --slurm holds a job's tasks to its grant and names the job when 
   absl::StatusOr<uint64_t> too_much = (*client)->TaskGrow(first->task_id, 5 * kGiB);
   REQUIRE_FALSE(too_much.ok());
   CHECK(Message(too_much.status()).find("growing task") != std::string::npos);
+  CHECK(ReasonOf(too_much.status()) == ErrorReason::kJobGrantExceeded);
   REQUIRE((*client)->TaskGrow(first->task_id, 4 * kGiB).ok());
 
   absl::StatusOr<v1::StatusReply> status = Client::StatusAt(socket);
@@ -93,8 +96,11 @@ TEST_CASE("mgbd --slurm holds a job's tasks to its grant and names the job when 
   REQUIRE(status.ok());
   CHECK(status->tasks_size() == 0);
   CHECK(status->jobs_size() == 0);
-  CHECK(status->gpus(0).memory_reserved() + status->gpus(1).memory_reserved() == 0u);
-  CHECK_FALSE((*client)->TaskBegin(kGiB, kShape, "after the end").ok());
+  CHECK(status->gpus(0).memory_reserved_bytes() + status->gpus(1).memory_reserved_bytes() == 0u);
+  // The session's end names why: the client does not come back to a job that ended.
+  absl::StatusOr<Placement> after = (*client)->TaskBegin(kGiB, kShape, "after the end");
+  CHECK(after.status().code() == absl::StatusCode::kAborted);
+  CHECK(ReasonOf(after.status()) == ErrorReason::kJobEnded);
 }
 
 TEST_CASE("a profiled run inside a job reserves no more than the job has left", "[slurm]") {
@@ -124,6 +130,7 @@ TEST_CASE("job grants outlive an mgbd restart, and bad grants are refused while 
     absl::Status zero = Client::JobBeginAt(socket, 0, kGiB);
     CHECK(zero.code() == absl::StatusCode::kInvalidArgument);
     CHECK(Message(zero) == "job_id must be > 0");
+    CHECK(ReasonOf(zero) == ErrorReason::kInvalidField);
     CHECK(Client::JobEndAt(socket, 0).status().code() == absl::StatusCode::kInvalidArgument);
     CHECK(Client::StatusAt(socket).ok());
     CHECK(ReadFile(grants) == "42\t3221225472\n");
@@ -145,6 +152,7 @@ TEST_CASE("without --slurm, or outside any job, nothing changes", "[slurm]") {
     absl::Status refused = Client::JobBeginAt(mgbd->socket, 5, kGiB);
     CHECK(refused.code() == absl::StatusCode::kFailedPrecondition);
     CHECK(Message(refused) == "mgbd runs without --slurm: it keeps no job grants");
+    CHECK(ReasonOf(refused) == ErrorReason::kSlurmDisabled);
   }
   // --slurm, but this process is in no job (an empty /proc): unlimited, as today.
   server::DaemonOptions options = ConfigGpuOptions(dir, 1, 16 * kGiB);

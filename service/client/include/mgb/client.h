@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "mgb/core/error_reason.h"
 #include "mgb/core/gpu.h"
 
 namespace mgb::v1 {
@@ -32,6 +33,13 @@ std::string SocketFromEnvironment();
 // The scheduler's own description of a launch (mgb/core/gpu.h: plain types, no scheduler code).
 using Dim3 = core::Dim3;
 using LaunchShape = core::LaunchShape;
+
+// Every call's error keeps mgbd's status code and carries mgbd's reason for it (docs/api.md,
+// "Errors"): ReasonOf(status) == ErrorReason::kNoRoom, say. kUnspecified for errors that are not
+// mgbd's refusals (no mgbd, a lost connection) and from an mgbd that sends none. Print a status
+// with ToString(absl::StatusToStringMode::kWithNoExtraData) or message(): the reason is a payload.
+using ErrorReason = core::ErrorReason;
+using core::ReasonOf;
 
 struct Placement {
   uint64_t task_id = 0;
