@@ -44,6 +44,25 @@ absl::Status FromGrpc(const grpc::Status &status, const grpc::ClientContext &con
                                               reason->second.data(), reason->second.size())));
 }
 
+// A refusal of the request itself by a live session: there is no lost session to wait for. An
+// unknown session or task may come from an mgbd that restarted, and a session or job end ends the
+// session: those still wait to see whether it broke.
+bool RefusedByLiveSession(const absl::Status &status) {
+  switch (core::ReasonOf(status)) {
+    case core::ErrorReason::kInvalidField:
+    case core::ErrorReason::kNeverFits:
+    case core::ErrorReason::kTaskWaiting:
+    case core::ErrorReason::kGrowPending:
+    case core::ErrorReason::kDeadline:
+    case core::ErrorReason::kNoRoom:
+    case core::ErrorReason::kJobGrantExceeded:
+    case core::ErrorReason::kNoJobGrant:
+    case core::ErrorReason::kPermissionDenied:
+    case core::ErrorReason::kSlurmDisabled: return true;
+    default: return false;
+  }
+}
+
 // Blocks every asynchronous signal in the calling thread while alive, so that threads started
 // meanwhile (ours and gRPC's) inherit a mask that leaves signals to the application.
 class BlockSignals {
@@ -460,7 +479,8 @@ class GrpcClient final : public Client {
             absl::StrCat("mgbd at ", socket_path_, " went away and did not come back in time"));
       }
       absl::Status st = rpc(*connection);
-      if (st.ok() || attempt >= 3 || !LostSince(connection->generation)) return st;
+      if (st.ok() || attempt >= 3 || RefusedByLiveSession(st) || !LostSince(connection->generation))
+        return st;
     }
   }
 

@@ -239,7 +239,7 @@ template void scale<float>(cublasHandle_t, int, float *);
   CHECK(contains(explain, "(from outside the function: `outside`)"));
 }
 
-TEST_CASE("--export-fixes' replacement turns the original into the rewrite, on whole lines",
+TEST_CASE("an export-fixes replacement turns the original into the rewrite, on whole lines",
           "[rewriter]") {
   using mgb::rewriter::FileResult;
   std::vector<FileResult> cases = {
