@@ -8,8 +8,8 @@ namespace mgb::rewriter {
 
 using namespace clang;
 
-AliasClasses::AliasClasses(const FunctionPlan &plan, const BodyFacts &facts,
-                           const BodyGraph &graph, ASTContext &Ctx)
+AliasClasses::AliasClasses(const FunctionPlan &plan, const BodyFacts &facts, const BodyGraph &graph,
+                           ASTContext &Ctx)
     : plan_(plan), facts_(facts), graph_(graph), Ctx_(Ctx) {
   for (const MemOp &op : plan_.ops)
     if (op.kind == OpKind::Alloc && op.object) {

@@ -38,8 +38,8 @@ bool holdsPointer(const RecordDecl *RD) {
 // A library call's objects are its pointer arguments that are device memory allocated in this
 // function; its other arguments that may be device memory (parameters, fields, views) are
 // foreign: bound and translated at the call. Without either it is no task member.
-void describeLibraryCalls(FunctionPlan &plan, const BodyFacts &facts,
-                          const AliasClasses &aliases, ASTContext &Ctx) {
+void describeLibraryCalls(FunctionPlan &plan, const BodyFacts &facts, const AliasClasses &aliases,
+                          ASTContext &Ctx) {
   for (Launch &L : plan.launches) {
     if (!L.library)
       continue;

@@ -29,7 +29,8 @@ public:
       for (const Expr *factor : op->sizeFactors) {
         std::optional<std::string> t = textAtBegin(factor, begin);
         if (!t)
-          return "allocation size `" + messageText(factor, SM_, LO_) + "` is not known before the task begins";
+          return "allocation size `" + messageText(factor, SM_, LO_) +
+                 "` is not known before the task begins";
         product += (product.empty() ? "(size_t)(" : " * (size_t)(") + *t + ")";
       }
       size += (size.empty() ? "" : " + ") + product;
@@ -48,10 +49,12 @@ public:
     }
     std::optional<std::string> grid = textAtBegin(first->grid, begin);
     if (!grid)
-      return "grid `" + messageText(first->grid, SM_, LO_) + "` is not known before the task begins";
+      return "grid `" + messageText(first->grid, SM_, LO_) +
+             "` is not known before the task begins";
     std::optional<std::string> block = textAtBegin(first->block, begin);
     if (!block)
-      return "block `" + messageText(first->block, SM_, LO_) + "` is not known before the task begins";
+      return "block `" + messageText(first->block, SM_, LO_) +
+             "` is not known before the task begins";
     T.gridText = *grid;
     T.blockText = *block;
     T.kernelText = kernelText(first->call, SM_, LO_, false);

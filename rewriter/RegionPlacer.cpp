@@ -187,8 +187,7 @@ private:
 
 std::string placeStatically(Task &T, const std::vector<const clang::Stmt *> &handleNodes,
                             const FunctionPlan &plan, const BodyFacts &facts,
-                            const BodyGraph &graph, const AliasClasses &aliases,
-                            ASTContext &Ctx) {
+                            const BodyGraph &graph, const AliasClasses &aliases, ASTContext &Ctx) {
   return Placer(plan, facts, graph, aliases, Ctx).place(T, handleNodes);
 }
 

@@ -18,10 +18,10 @@ void RewriteDiagnostics::warn(SourceLocation at, const ASTContext &Ctx, llvm::St
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation site = SM.getExpansionLoc(at);
   PresumedLoc p = SM.getPresumedLoc(site);
-  std::string key = p.isInvalid() ? std::string("unknown")
-                                  : std::string(p.getFilename()) + ":" +
-                                        std::to_string(p.getLine()) + ":" +
-                                        std::to_string(p.getColumn());
+  std::string key = p.isInvalid()
+                        ? std::string("unknown")
+                        : std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ":" +
+                              std::to_string(p.getColumn());
   if (!seen_.insert(key + " " + message.str()).second)
     return;
   // An engine per report: each translation unit has its own SourceManager, and the unit's own
