@@ -30,6 +30,16 @@ if(MGB_BUILD_REWRITER)
   find_package(Clang REQUIRED CONFIG HINTS /usr/lib/llvm-19/lib/cmake/clang)
   find_program(MGB_FILECHECK NAMES FileCheck-19 FileCheck HINTS ${LLVM_TOOLS_BINARY_DIR} REQUIRED)
   find_program(MGB_CLANG NAMES clang-19 HINTS ${LLVM_TOOLS_BINARY_DIR} REQUIRED)
+  # lit runs the rewriter's golden tests (test/rewriter/lit.cfg.py). Debian's llvm-19-tools ships it
+  # as a script beside LLVM's build tree, not on PATH; an LLVM build tree has it as llvm-lit.
+  find_file(MGB_LIT NAMES lit.py llvm-lit
+            HINTS ${LLVM_TOOLS_BINARY_DIR}/../build/utils/lit ${LLVM_TOOLS_BINARY_DIR}
+            PATHS /usr/lib/llvm-19/build/utils/lit NO_DEFAULT_PATH)
+  if(NOT MGB_LIT)
+    message(FATAL_ERROR "lit not found (lit.py of llvm-19-tools, under "
+                        "${LLVM_TOOLS_BINARY_DIR}/../build/utils/lit): scripts/setup-deps.sh "
+                        "installs it, or configure with -DMGB_LIT=/path/to/lit.py")
+  endif()
 endif()
 
 if(MGB_BUILD_CUDA)

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev llvm-19-tools   # rewriter + FileCheck
+  clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev llvm-19-tools   # rewriter + FileCheck, lit
   clang-tools-19                                   # clang-apply-replacements (rewriter tests)
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler  # service, runtime
   libabsl-dev catch2 pkg-config nlohmann-json3-dev                       # flags, JSON, tests

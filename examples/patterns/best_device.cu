@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/best_device.cu | FileCheck %s
+// RUN: %golden %t %s
 // Pattern: the program picks "the device with most SMs" itself and works in a helper function
 // that allocates and frees in a loop of batches (a static task per batch iteration).
 #include <cstdio>

@@ -1,3 +1,8 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %S/buffers.cu %s --
+// RUN: %strip-checks %t/first/buffers.cu | FileCheck %S/buffers.cu
+// RUN: %strip-checks %t/first/multi_tu.cu | FileCheck %s
+// RUN: %strip-checks %t/first/buffers.cuh | FileCheck %S/buffers.cuh
+// RUN: %golden %t %S/buffers.cu %s
 // Pattern (multiple translation units): kernels launched on buffers from buffers.cu, a helper
 // that launches on its parameters, a struct of device pointers, a global device pointer, and
 // __constant__ memory written with cudaMemcpyToSymbol.

@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/pipeline.cu | FileCheck %s
+// RUN: %golden %t %s
 // Pattern: two kernels sharing a buffer merge into one task (Algorithm 1); a launch in a loop, a
 // launch in a conditional, a template kernel, the `<< <` spacing, a launch spelled in a macro, a
 // stream and events, and a buffer never freed (the task ends at the end of main).

@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/vector_add.cu | FileCheck %s
+// RUN: %golden %t %s
 // Pattern: one function allocates, copies, launches and frees (the paper's Figure 1). The grid is
 // declared after the allocations; API calls sit inside a CHECK macro and an `if` condition.
 // CHECK: {{^}}#include <mgb/mgb.h>

@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/api_values.cu | FileCheck %s
+// RUN: %golden %t %s
 // Found while checking third-party patterns (RAII ownership of device memory): CUDA runtime
 // functions named as values, not called: cudaFree as a std::unique_ptr deleter (`&cudaFree`, in
 // decltype too), passed as a function pointer, stored in a variable. Each is renamed to its mgb_

@@ -1,3 +1,7 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- -x c 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --implicit-check-not='{{cannot be bound|works on the GPU}}'
+// RUN: %strip-checks %t/first/c_static_task.c | FileCheck %s
+// RUN: %golden --host-compiler %gcc %t %s -- -x c
 /* Golden test c_static_task: tasks in a C file. C has no kernel launches, so its tasks are host
  * library calls on device memory of one function (cuBLAS here); their probes must be C:
  * `(mgb_dim3){1, 1, 1}` and a null kernel instead of mgb_dim() and nullptr, a C cast for a size
@@ -35,6 +39,7 @@ int saxpy(cublasHandle_t h, int n, float a, const float *x, float *y) {
   CHECK_CUDA(cudaMalloc((void **)&dy, bytes));
   CHECK_CUDA(cudaMemcpy(dx, x, bytes, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(dy, y, bytes, cudaMemcpyHostToDevice));
+  // CHECK-MESSAGES: c_static_task.c:[[@LINE+1]]:{{[0-9]+}}: warning: library handle created outside the task
   cublasSaxpy(h, n, &a, dx, 1, dy, 1);
   CHECK_CUDA(cudaMemcpy(y, dy, bytes, cudaMemcpyDeviceToHost));
   CHECK_CUDA(cudaFree(dx));

@@ -1,3 +1,8 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --allow-empty
+// RUN: %strip-checks %t/first/cache_hints.cu | FileCheck %s
+// RUN: %golden %t %s
+// CHECK-MESSAGES-NOT: error:
 // Golden test cache_hints: device intrinsics and macros nvcc 13 has and clang 19's host-side parse
 // lacked; each made the whole file unparsable ("no matching function for call to '__stcs'"):
 // cache-hinted loads and stores on the built-in and vector types, surface object functions, the

@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/cccl_headers.cu | FileCheck %s
+// RUN: %golden %t %s
 // Found on third-party code (cuda-samples reduction): CUDA 13 keeps libcu++ (cuda/std/...),
 // thrust and cub under include/cccl, which nvcc adds by itself; cooperative_groups.h includes
 // <cuda/std/type_traits> from there, so the rewriter's parse must see that directory too.

@@ -1,3 +1,7 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr
+// RUN: %strip-checks %t/first/cooperative_launch.cu | FileCheck %s
+// RUN: %golden %t %s
 // Found on third-party code (pattern: grid-sync reduction with cooperative groups, buffers
 // from an allocation helper). cudaLaunchCooperativeKernel has no mgb twin and its argument values
 // sit behind the `args` array, so stand-ins reached the kernel. A local `{&a, &b}` array is
@@ -35,6 +39,7 @@ int main() {
   later[1] = &d_out;
   later[2] = &n;
   // CHECK: {{^ *}}cudaLaunchCooperativeKernel((void *)total, 8, 128, later, 0, 0);
+  // CHECK-MESSAGES: cooperative_launch.cu:[[@LINE+1]]:{{[0-9]+}}: warning: cudaLaunchCooperativeKernel has no mgb twin and its arguments are not
   cudaLaunchCooperativeKernel((void *)total, 8, 128, later, 0, 0);
   int sum = 0;
   cudaMemcpy(&sum, d_out, sizeof(int), cudaMemcpyDeviceToHost);

@@ -1,3 +1,8 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --allow-empty
+// RUN: %strip-checks %t/first/cuda_struct_pointers.cu | FileCheck %s
+// RUN: %golden %t %s
+// CHECK-MESSAGES-NOT: warning
 // Device pointers handed to CUDA inside CUDA's own structs: a texture object over linear memory
 // (cudaResourceDesc::res.linear.devPtr) and a 3D copy (make_cudaPitchedPtr into a
 // cudaMemcpy3DParms). CUDA reads them where libmgb does not look, so each is made real where it

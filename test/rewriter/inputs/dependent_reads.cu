@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/dependent_reads.cu | FileCheck %s
+// RUN: %golden %t %s
 // Found on third-party code (HeCBench scan, tensorAccessor). In a function template a call with
 // a dependent argument stays unresolved: `cudaMemcpy(d_in, in, bytes, ...)` on a `T *` has no
 // implicit cast around `bytes`, which looked like a write between the two cudaMalloc(..., bytes)

@@ -1,3 +1,8 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --allow-empty
+// RUN: %strip-checks %t/first/device_library_calls.cu | FileCheck %s
+// RUN: %golden %t %s
+// CHECK-MESSAGES-NOT: warning
 // Found on third-party code (HeCBench dropout, accuracy): kernels call cuRAND's device API and
 // cub's block-wide primitives. That is the program's own kernel work, placed with its task; only
 // host calls into a CUDA library (cublasCreate below) run kernels mgb cannot see and are reported.

@@ -1,3 +1,8 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --allow-empty
+// RUN: %strip-checks %t/first/foreign_streams.cu | FileCheck %s
+// RUN: %golden %t %s
+// CHECK-MESSAGES-NOT: warning
 // Found on third-party code (cuda-samples simpleCallback, UnifiedMemoryStreams): a stream made
 // by cudaStreamCreate (a libmgb stand-in once rewritten) passed to a CUDA runtime function
 // without an mgb twin (cudaStreamAddCallback, cudaLaunchHostFunc, cudaStreamAttachMemAsync) or

@@ -1,3 +1,8 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --allow-empty
+// RUN: %strip-checks %t/first/graph_capture.cu | FileCheck %s
+// RUN: %golden %t %s
+// CHECK-MESSAGES-NOT: warning
 // Found on third-party code: CUDA graphs. Launches made by a helper are captured from a stream,
 // the graph is instantiated and launched in a loop. The graph belongs to the task of its memory:
 // mgb_cudaStreamBeginCapture places that memory on a GPU before the capture begins (binding

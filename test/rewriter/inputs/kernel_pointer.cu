@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/kernel_pointer.cu | FileCheck %s
+// RUN: %golden %t %s
 // Found on third-party code (cuda-samples transpose style): kernels launched through a
 // function-pointer variable that a loop of the task sets (`k = &scale;` in a switch) before the
 // launch. The begin probe goes before the first allocation, where the variable holds no kernel

@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/late_shape.cu | FileCheck %s
+// RUN: %golden %t %s
 // Found on third-party code (cuda-samples simpleStreams style): a launch shape or an allocation
 // size held in a variable that is written AFTER the first allocation. The begin probe goes before
 // the first allocation, where such a variable still holds its old value, so the task must not

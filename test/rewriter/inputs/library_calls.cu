@@ -1,3 +1,8 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --allow-empty
+// RUN: %strip-checks %t/first/library_calls.cu | FileCheck %s
+// RUN: %golden %t %s
+// CHECK-MESSAGES-NOT: warning
 // Found on third-party code (HeCBench spmv): functions that hand device memory to a CUDA library
 // (cuSPARSE, cuBLAS) and launch no kernel of their own had no task, so the library received
 // stand-in pointers (cuSPARSE failed with an internal error). A host library call taking device

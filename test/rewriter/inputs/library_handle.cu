@@ -1,3 +1,7 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr
+// RUN: %strip-checks %t/first/library_handle.cu | FileCheck %s
+// RUN: %golden %t %s
 // cuBLAS/cuSPARSE/cuFFT/cuRAND tie a handle to the device current at its
 // creation, and mgb only picks the task's GPU at mgb_task_begin. A handle created in the
 // function, in the task's block, before the task's first allocation now starts the task (the
@@ -55,6 +59,7 @@ float axpyWith(cublasHandle_t handle, int n) {
   cudaMalloc(&d_y, n * sizeof(float));
   cudaMemcpy(d_x, h, n * sizeof(float), cudaMemcpyHostToDevice);
   cudaMemset(d_y, 0, n * sizeof(float));
+  // CHECK-MESSAGES: library_handle.cu:[[@LINE+1]]:{{[0-9]+}}: warning: library handle created outside the task: it stays on the device current at its creation
   cublasSaxpy(handle, n, &alpha, d_x, 1, d_y, 1);
   cudaMemcpy(h, d_y, n * sizeof(float), cudaMemcpyDeviceToHost);
   cudaFree(d_x);

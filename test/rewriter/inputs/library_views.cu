@@ -1,3 +1,7 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --implicit-check-not='works on the GPU'
+// RUN: %strip-checks %t/first/library_views.cu | FileCheck %s
+// RUN: %golden %t %s
 // Found on third-party code (a one-file LLM trainer, HeCBench cuBLAS programs): device memory
 // reaches a CUDA library from outside the function that calls it, so the call must bind and
 // translate it (a stand-in must never reach cuBLAS). Three shapes:
@@ -105,6 +109,7 @@ static double geam_sum(cublasHandle_t handle) {
   // d_C is this function's memory (a static task); d_A and d_B come from make_matrix.
   // CHECK: mgb_prepare(mgb_dim(1), mgb_dim(1), nullptr, "library_views.cu:{{[0-9]+}}", d_A, d_B);
   // CHECK-NEXT: CUBLAS_CHECK(cublasSgeam(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, &alpha, mgb_arg(d_A), m, &beta, mgb_arg(d_B), m, d_C, m));
+  // CHECK-MESSAGES: library_views.cu:[[@LINE+1]]:{{[0-9]+}}: warning: library handle created outside the task
   CUBLAS_CHECK(cublasSgeam(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, &alpha, d_A, m, &beta, d_B, m, d_C, m));
   std::vector<float> C(m * n);
   CUDA_CHECK(cudaMemcpy(C.data(), d_C, m * n * sizeof(float), cudaMemcpyDeviceToHost));

@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/macro_return.cu | FileCheck %s
+// RUN: %golden %t %s
 // Found on third-party code (HeCBench spmv: CHECK_CUSPARSE holds `return EXIT_FAILURE;`). A
 // return spelled in a macro body cannot get an end probe before it; the whole task went lazy.
 // Now the begin declares a local guard whose destructor ends the task when the block is left

@@ -1,3 +1,7 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --implicit-check-not='works on the GPU'
+// RUN: %strip-checks %t/first/pointer_arrays.cu | FileCheck %s
+// RUN: %golden %t %s
 // Found on third-party code (HeCBench batched cuBLAS programs): a batched library call takes a
 // device array of device pointers, built on the host from cudaMalloc'd pointers and copied to
 // the device. The pointers in that array must be real on the device: libmgb translates the
@@ -69,6 +73,7 @@ static double batched_gemm(cublasHandle_t handle, const std::vector<float *> &A,
   const float one = 1.f, zero = 0.f;
   // CHECK-NOT: mgb_arg(d_A)
   // CHECK: cublasSgemmBatched(
+  // CHECK-MESSAGES: pointer_arrays.cu:[[@LINE+1]]:{{[0-9]+}}: warning: library handle created outside the task
   CHECK(cublasSgemmBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, kN, kN, kN, &one,
                            (const float **)d_A, kN, (const float **)d_B, kN, &zero, d_C, kN,
                            kBatch));
@@ -88,6 +93,7 @@ static int batched_lu(cublasHandle_t handle, const std::vector<float *> &A) {
   CHECK(cudaMalloc((void **)&d_info, kBatch * sizeof(int)));
   // CHECK: mgb_prepare(mgb_dim(1), mgb_dim(1), nullptr, "pointer_arrays.cu:{{[0-9]+}}", d_LU);
   // CHECK-NEXT: CHECK(cublasSgetrfBatched(handle, kN, mgb_arg(d_LU), kN, d_pivots, d_info, kBatch));
+  // CHECK-MESSAGES: pointer_arrays.cu:[[@LINE+1]]:{{[0-9]+}}: warning: library handle created outside the task
   CHECK(cublasSgetrfBatched(handle, kN, d_LU, kN, d_pivots, d_info, kBatch));
   std::vector<int> info(kBatch);
   CHECK(cudaMemcpy(info.data(), d_info, kBatch * sizeof(int), cudaMemcpyDeviceToHost));

@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/removed_api.cu | FileCheck %s
+// RUN: %golden %t %s
 // Old CUDA code calls runtime functions CUDA 12/13 removed (cudaThreadSynchronize): the rewrite
 // must still parse it and rename the calls to what replaced them, so that nvcc 13 compiles it.
 #include <cstdio>

@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/side_effect_args.cu | FileCheck %s
+// RUN: %golden %t %s
 // A lazy launch whose pointer arguments have side effects (`pool.next()`, `p++`): each must run
 // once, as in the original, not once in mgb_prepare and again in the launch. The rewrite
 // evaluates it into a variable before mgb_prepare and passes that variable to both.

@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/struct_base_pointer.cu | FileCheck %s
+// RUN: %golden %t %s
 // Found on third-party code (HeCBench tensorAccessor): a PyTorch-style accessor passed by value
 // keeps its data pointer in a base class. It may hold a stand-in, so the launch is lazy and the
 // accessor goes through mgb_arg (which translates stand-ins inside it), even when the launch also

@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s --
+// RUN: %strip-checks %t/first/template_kernel_arg.cu | FileCheck %s
+// RUN: %golden %t %s
 // Found on third-party code (SHOC Scan style): in a function template, a launch of a template
 // kernel passes the grid variable also as a kernel argument (`k<T, 256><<<nb, nt>>>(d, nb)`).
 // With dependent types the argument has no implicit cast around it; it is still only read (kernel

@@ -1,3 +1,7 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr
+// RUN: %strip-checks %t/first/thrust_use.cu | FileCheck %s
+// RUN: %golden %t %s
 // thrust keeps its device memory and launches its kernels inside CUDA's own headers, where the
 // rewrite cannot route them through libmgb: every device container and every thrust call on device
 // data is reported on stderr. Hand-written launches on raw_pointer_cast(...) go lazy; a task of
@@ -28,6 +32,7 @@ int main() {
     hx[i] = (float)(i % 10);
   thrust::device_vector<float> x = hx;
   thrust::device_vector<float> y(n, 1.0f);
+  // CHECK-MESSAGES: thrust_use.cu:[[@LINE+1]]:{{[0-9]+}}: warning: thrust::transform works on the GPU
   thrust::transform(x.begin(), x.end(), y.begin(), y.begin(), saxpy{2.0f});
   // A call argument may have side effects: evaluated once, into a variable (docs/rewriter.md).
   // CHECK: { auto mgb_launch_arg_[[A:[0-9]+_[0-9]+]] = thrust::raw_pointer_cast(y.data()); mgb_prepare(mgb_dim((n + 255) / 256), mgb_dim(256), (const void *)square, "thrust_use.cu:{{[0-9]+}}", mgb_launch_arg_[[A]]); square<<<(n + 255) / 256, 256>>>(mgb_arg(mgb_launch_arg_[[A]]), n); }
@@ -37,7 +42,10 @@ int main() {
   float *raw;
   // CHECK: mgb_task mgb_task_1 = mgb_task_begin((size_t)(n * sizeof(float)),
   cudaMalloc(&raw, n * sizeof(float));
+  // CHECK-MESSAGES: thrust_use.cu:[[@LINE+1]]:{{[0-9]+}}: warning: thrust::sequence works
   thrust::sequence(thrust::device, raw, raw + n);
+  // The device containers are reported after the calls: `x` is declared 15 lines up.
+  // CHECK-MESSAGES: thrust_use.cu:[[@LINE-15]]:{{[0-9]+}}: warning: thrust device container `x`
   square<<<(n + 255) / 256, 256>>>(raw, n);
   float last;
   cudaMemcpy(&last, raw + n - 1, sizeof(float), cudaMemcpyDeviceToHost);

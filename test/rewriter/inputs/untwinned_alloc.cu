@@ -1,3 +1,7 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr
+// RUN: %strip-checks %t/first/untwinned_alloc.cu | FileCheck %s
+// RUN: %golden %t %s
 // Device memory taken through entry points libmgb has no twin for (a CUDA array behind a texture
 // object, as in cuda-samples simpleTexture; cudaMalloc3D; stream-ordered cudaMallocAsync): the
 // task around them stays as it is, and each such call is reported on stderr, never silently left
@@ -35,6 +39,7 @@ int main() {
   cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
   cudaArray_t array;
   // CHECK: {{^}}  cudaMallocArray(&array, &desc, w, h);
+  // CHECK-MESSAGES: untwinned_alloc.cu:[[@LINE+1]]:{{[0-9]+}}: warning: cudaMallocArray has no mgb twin
   cudaMallocArray(&array, &desc, w, h);
   cudaMemcpy2DToArray(array, 0, 0, host, w * sizeof(float), w * sizeof(float), h,
                       cudaMemcpyHostToDevice);
@@ -60,12 +65,14 @@ int main() {
 
   cudaPitchedPtr vol;
   // CHECK: {{^}}  cudaMalloc3D(&vol, make_cudaExtent(w * sizeof(float), h, d));
+  // CHECK-MESSAGES: untwinned_alloc.cu:[[@LINE+1]]:{{[0-9]+}}: warning: cudaMalloc3D has no mgb twin
   cudaMalloc3D(&vol, make_cudaExtent(w * sizeof(float), h, d));
   cudaMemset3D(vol, 0, make_cudaExtent(w * sizeof(float), h, d));
   cudaStream_t stream;
   cudaStreamCreate(&stream);
   float *acc;
   // CHECK: {{^}}  cudaMallocAsync((void **)&acc, w * h * sizeof(float), mgb_real_stream(stream));
+  // CHECK-MESSAGES: untwinned_alloc.cu:[[@LINE+1]]:{{[0-9]+}}: warning: cudaMallocAsync has no mgb twin
   cudaMallocAsync((void **)&acc, w * h * sizeof(float), stream);
   addPlanes<<<(w * h + 127) / 128, 128, 0, stream>>>(vol, acc, w, h, d);
   float sums[w * h];

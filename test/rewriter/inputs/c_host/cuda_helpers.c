@@ -1,3 +1,8 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- -x c 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --allow-empty
+// RUN: %strip-checks %t/first/cuda_helpers.c | FileCheck %s
+// RUN: %golden --host-compiler %gcc %t %s -- -x c
+// CHECK-MESSAGES-NOT: warning
 /* Golden test c_host_calls: a host C file that does every cudaMalloc/cudaMemcpy/cudaFree of its
  * program (darknet's src/cuda.c; kernels and launch wrappers live in .cu files). It is parsed as
  * C (-x c), not CUDA, and compiled by gcc: its runtime calls become the mgb_ twins, each in C. */

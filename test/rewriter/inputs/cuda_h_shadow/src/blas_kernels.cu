@@ -1,3 +1,6 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- -I%S
+// RUN: %strip-checks %t/first/blas_kernels.cu | FileCheck %s
+// RUN: %golden %t %s -- -I%S
 // Golden test cuda_h_shadow: a project header named cuda.h on the include path (-Isrc, as in
 // darknet) shadowed the toolkit's for clang's CUDA wrapper: every .cu failed to parse with
 // "cuda.h did not define CUDA_VERSION", while nvcc builds it.

@@ -1,3 +1,7 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- -I%S/../common 2> %t.stderr
+// RUN: FileCheck %S/../common/launch_helpers.h --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --implicit-check-not=cudaLaunchCooperativeKernel
+// RUN: %strip-checks %t/first/main.cu | FileCheck %s
+// RUN: %golden %t %s -- -I%S/../common
 #include <cstdio>
 // The header's cudaSetDevice is renamed by a #define placed before the header is included; the
 // calls spelled here are renamed in place (no #define for them).

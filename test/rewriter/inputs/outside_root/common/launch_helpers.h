@@ -16,4 +16,5 @@ inline int pick_device() {
   return count > 1 ? 1 : 0;
 }
 
+// CHECK-MESSAGES: launch_helpers.h:[[@LINE+1]]:{{[0-9]+}}: warning: this launch is in a file outside --root
 inline void add_one_on_device(int *p, int n) { add_one<<<(n + 255) / 256, 256>>>(p, n); }
