@@ -3,9 +3,10 @@
 # mgb_hold_memory built on the build machine (with -DMGB_STATIC_GRPC=ON they need only glibc;
 # a dynamic build needs DIR/lib with its libraries). Steps, each ending in PASS/FAIL lines:
 #   1. CUDA context reserve per process, without and with MPS (8 cudaFree(0) processes, nvidia-smi)
-#   2. two 100 GB programs at once on one GPU WITHOUT mgbd: expect one out-of-memory
+#   2. two programs of 70% of GPU 0's memory each (100 GB on an H200, 55 GB on an H100) at once
+#      on one GPU WITHOUT mgbd: expect one out-of-memory
 #   3. mgbd with NVML and --mps; `mgb status`
-#   4. three 100 GB programs under `mgb run --mem 100G`: all finish (two GPUs, the third waits)
+#   4. three such programs under `mgb run --mem`: all finish (they wait for each other's GPU)
 #   5. the MPS memory cap set by `mgb run`: 20 GB inside a 10 GB grant (--no-guard) or past
 #      --max-mem 10G fails
 set -uo pipefail
@@ -19,6 +20,8 @@ fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 used_mib() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -i 0; }
 
 nvidia-smi -L
+# 70% of GPU 0: two do not fit one GPU together, one fits with room for the contexts.
+big_gb=$(( $(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits -i 0) * 7 / 10 / 1024 ))
 for f in mgbd mgb mgb_hold_memory; do [[ -x $dir/$f ]] || { echo "FAIL $dir/$f missing"; exit 1; }; done
 
 # ---- 1. context reserve --------------------------------------------------------------------
@@ -40,13 +43,13 @@ nvidia-cuda-mps-control -d && measure_contexts "with MPS (MPS server included)"
 echo quit | nvidia-cuda-mps-control; sleep 1
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 
-# ---- 2. without mgbd: two 100 GB programs on one GPU ---------------------------------------
-CUDA_VISIBLE_DEVICES=0 "$hold" --gb 100 --seconds 8 > "$work/a.out" 2>&1 & a=$!
-CUDA_VISIBLE_DEVICES=0 "$hold" --gb 100 --seconds 8 > "$work/b.out" 2>&1 & b=$!
+# ---- 2. without mgbd: two big programs on one GPU ------------------------------------------
+CUDA_VISIBLE_DEVICES=0 "$hold" --gb "$big_gb" --seconds 8 > "$work/a.out" 2>&1 & a=$!
+CUDA_VISIBLE_DEVICES=0 "$hold" --gb "$big_gb" --seconds 8 > "$work/b.out" 2>&1 & b=$!
 wait $a; ra=$?; wait $b; rb=$?
 cat "$work/a.out" "$work/b.out"
 if (( (ra == 2 && rb == 0) || (ra == 0 && rb == 2) )); then
-  pass "without mgbd: one of two 100 GB programs ran out of memory (exit codes $ra, $rb)"
+  pass "without mgbd: one of two $big_gb GB programs ran out of memory (exit codes $ra, $rb)"
 else
   fail "without mgbd: expected exactly one out-of-memory, got exit codes $ra, $rb"
 fi
@@ -59,11 +62,12 @@ export MGB_SOCKET=$sock
 if "$dir/mgb" status; then pass "mgbd runs with NVML and MPS"; else fail "mgb status"; cat "$work/mgbd.log"; fi
 "$dir/mgb" status --json > "$work/status.json" && grep -E '"(name|memory_total_bytes|sms|uuid)"' "$work/status.json"
 
-# ---- 4. three 100 GB programs under mgb run ------------------------------------------------
+# ---- 4. three big programs under mgb run ---------------------------------------------------
 start=$(date +%s.%N)
 pids=()
 for i in 1 2 3; do
-  "$dir/mgb" run --mem 100G -- "$hold" --gb 100 --seconds 8 > "$work/run$i.out" 2>&1 & pids+=($!)
+  "$dir/mgb" run --mem "${big_gb}G" -- "$hold" --gb "$big_gb" --seconds 8 > "$work/run$i.out" 2>&1 &
+  pids+=($!)
 done
 sleep 3; "$dir/mgb" status
 codes=()
@@ -71,7 +75,7 @@ for p in "${pids[@]}"; do wait "$p"; codes+=($?); done
 elapsed=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 cat "$work"/run?.out
 if [[ "${codes[*]}" == "0 0 0" ]]; then
-  pass "under mgbd: three 100 GB programs all finished in ${elapsed} s (exit codes ${codes[*]})"
+  pass "under mgbd: three $big_gb GB programs all finished in ${elapsed} s (exit codes ${codes[*]})"
 else
   fail "under mgbd: exit codes ${codes[*]}"
 fi
