@@ -53,6 +53,10 @@ struct Task {
   std::vector<const clang::ReturnStmt *> exits; // returns inside the region (end goes before)
   bool endsAtScopeExit = false; // a return inside a macro body leaves it: a guard ends the task
   std::string sizeText, gridText, blockText, kernelText;
+  // Frees moved up to the memory's last use (FreeHoisting.h): their text, written before the end
+  // probe, and the statements that held them, disabled.
+  std::vector<std::string> hoistedFrees;
+  std::vector<const clang::Stmt *> disabledFrees;
   // Static tasks: library handles their library calls use that the region does not cover.
   std::vector<std::pair<clang::SourceLocation, std::string>> warnings; // where, what
 };

@@ -86,8 +86,18 @@ private:
     std::string end = "mgb_task_end(" + var + ");";
     if (T.endsAtScopeExit)
       end += " " + guard + ".t = 0;";
+    // Frees moved up to the memory's last use go just before the end; where they were, they are
+    // disabled (FreeHoisting.h).
+    std::string frees;
+    for (const std::string &free : T.hoistedFrees)
+      frees += free + "\n" + indent;
+    for (const Stmt *S : T.disabledFrees) {
+      edits_.insert(statementBegin(S, SM_),
+                    "/* mgb: freed above, at the memory's last use */ if (0) { ", SM_);
+      edits_.insert(statementEnd(S, SM_, LO_), " }", SM_);
+    }
     if (!isa<ReturnStmt>(lastStmt))
-      edits_.insert(statementEnd(lastStmt, SM_, LO_), "\n" + indent + end, SM_);
+      edits_.insert(statementEnd(lastStmt, SM_, LO_), "\n" + indent + frees + end, SM_);
     for (const ReturnStmt *R : T.exits) {
       if (T.endsAtScopeExit)
         break; // the guard ends the task on every return
@@ -105,6 +115,10 @@ private:
                                     : "")
              << (T.endsAtScopeExit ? " (a return inside a macro: a guard ends it on leaving)" : "")
              << "\n";
+    if (!T.disabledFrees.empty())
+      explain_ << "    frees: " << T.disabledFrees.size() << " moved up from "
+               << siteOf(T.disabledFrees.front()->getBeginLoc(), SM_)
+               << ", past host work, to the memory's last use\n";
   }
 
   // A grid or block for mgb_task_begin: `mgb_dim(g)` (mgb.h's C++ overload set) in C++; a C
