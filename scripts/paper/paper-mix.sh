@@ -31,6 +31,9 @@ usage: scripts/paper/paper-mix.sh --bundle DIR --mgb-bin DIR [--runs "RUN ..."] 
                own (default): each job runs in its own working directory WORK/jobs/NN/b (made
                through tools/in-dir.sh); shared: all in WORK/run/a/b, as GPU-Sched's workloader
                runs them, where every srad_v1 writes the same image_out.pgm
+--gpus FILE    mgbd's GPUs for the mgb runs from FILE (mgbd --gpus) instead of NVML: the same
+               card with less memory makes memory bind ({"gpus": [{"name", "memory_bytes",
+               "sms"}]}; the programs still run on GPU 0)
 --timeout S    limit per run (default 150)
 --out DIR      results (default $OUT or ./paper-out): paper-mix.txt (one line per run), each
                run's log and JSON
@@ -43,14 +46,16 @@ EOF
 BUNDLE=""; MGB_BIN=""; RUNS="bound gpusched@10 mgb@16"; DEST=${OUT:-./paper-out}; HISTORY=""
 RUN_TIMEOUT=150
 DIRS=own
+GPUS_FILE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
-    --bundle|--mgb-bin|--runs|--out|--history|--timeout|--dirs)
+    --bundle|--mgb-bin|--runs|--out|--history|--timeout|--dirs|--gpus)
       [ $# -ge 2 ] || { echo "paper-mix.sh: $1 needs a value" >&2; exit 2; }
       case "$1" in
         --bundle) BUNDLE=$2 ;; --mgb-bin) MGB_BIN=$2 ;; --runs) RUNS=$2 ;; --out) DEST=$2 ;;
         --history) HISTORY=$2 ;; --timeout) RUN_TIMEOUT=$2 ;; --dirs) DIRS=$2 ;;
+        --gpus) GPUS_FILE=$2 ;;
       esac
       shift 2 ;;
     *) echo "paper-mix.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -61,6 +66,10 @@ for r in $RUNS; do  # checked before any device time is spent
     { echo "paper-mix.sh: --runs: '$r' is not a run (see --help)" >&2; exit 2; }
 done
 [ "$DIRS" = own ] || [ "$DIRS" = shared ] || { echo "paper-mix.sh: --dirs must be own or shared, got '$DIRS'" >&2; exit 2; }
+if [ -n "$GPUS_FILE" ]; then
+  [ -f "$GPUS_FILE" ] || { echo "paper-mix.sh: --gpus '$GPUS_FILE' is not a file" >&2; exit 2; }
+  GPUS_FILE=$(cd "$(dirname "$GPUS_FILE")" && pwd)/$(basename "$GPUS_FILE")
+fi
 [ -d "$BUNDLE" ] || { echo "paper-mix.sh: --bundle '$BUNDLE' is not a directory" >&2; exit 2; }
 [ -x "$MGB_BIN/mgbd" ] || { echo "paper-mix.sh: --mgb-bin '$MGB_BIN' has no mgbd" >&2; exit 2; }
 BUNDLE=$(cd "$BUNDLE" && pwd); MGB_BIN=$(cd "$MGB_BIN" && pwd)
@@ -254,7 +263,8 @@ run_mgb() {  # $1 mgb or mgb-lpt, $2 workers
   fi
   (cd "$WORK/run/a/b" && OUT="$R/mgb-runs/$tag" bash "$HERE/../gpu/eval.sh" --runs "mgb@$n" \
     --bin "$MGB_BIN" --name "paper" --timeout "$RUN_TIMEOUT" --deadline $((RUN_TIMEOUT + 60)) \
-    ${args:+--batch-args "$args"} "$WORK/lists/mgb.json") >"$R/$tag.log" 2>&1
+    ${args:+--batch-args "$args"} ${GPUS_FILE:+--gpus "$GPUS_FILE"} "$WORK/lists/mgb.json") \
+    >"$R/$tag.log" 2>&1
   local json; json=$(ls "$R/mgb-runs/$tag"/*.json 2>/dev/null | head -1)
   local line
   line=$(python3 - "$json" <<'PY'

@@ -50,4 +50,8 @@ if bash "$repo/scripts/paper/paper-mix.sh" --runs "bound mgb@x" --bundle "$b" --
   fail "--runs 'mgb@x' was accepted"
 fi
 grep -q -- "--runs: 'mgb@x' is not a run" "$tmp/err" || fail "no message for a bad --runs: $(cat "$tmp/err")"
+if bash "$repo/scripts/paper/paper-mix.sh" --gpus "$tmp/none.json" --bundle "$b" --mgb-bin "$tmp/bin" 2>"$tmp/err"; then
+  fail "a missing --gpus file was accepted"
+fi
+grep -q -- "--gpus '$tmp/none.json' is not a file" "$tmp/err" || fail "no message for a bad --gpus: $(cat "$tmp/err")"
 echo "paper-mix job lists: PASS"
