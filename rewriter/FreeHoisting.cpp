@@ -30,13 +30,13 @@ public:
         if (!managedUse(ref))
           return;
     // From the region's end back: free statements and host work, down to the last use.
-    std::vector<const Stmt *> frees;
+    std::vector<std::pair<const Stmt *, const CallExpr *>> frees; // statement, its cudaFree
     size_t lastUse = T_.last;
     bool hostWork = false;
     for (; lastUse > T_.first; --lastUse) {
       const Stmt *child = T_.region->body_begin()[lastUse];
-      if (isFreeStatement(child))
-        frees.push_back(child);
+      if (const CallExpr *free = freeOf(child))
+        frees.emplace_back(child, free);
       else if (isHostWork(child))
         hostWork = hostWork || !frees.empty();
       else
@@ -54,14 +54,16 @@ public:
       if (graph_.childIndex(T_.region, R) > lastUse)
         return;
     std::vector<std::string> texts;
+    std::vector<const Stmt *> statements;
     for (auto it = frees.rbegin(); it != frees.rend(); ++it) {
-      std::optional<std::string> text = renamedText(*it);
+      std::optional<std::string> text = renamedText(it->first, it->second);
       if (!text)
         return;
       texts.push_back(*text);
+      statements.push_back(it->first);
     }
     T_.hoistedFrees = std::move(texts);
-    T_.disabledFrees.assign(frees.rbegin(), frees.rend());
+    T_.disabledFrees = std::move(statements);
     T_.last = lastUse;
   }
 
@@ -116,24 +118,24 @@ private:
     return V && T_.objects.count(V);
   }
 
-  // A statement of the region that is one of the task's cudaFree calls (maybe inside an
-  // error-checking macro) and nothing else of the task.
-  bool isFreeStatement(const Stmt *child) const {
+  // The cudaFree call of a statement of the region that is one of the task's frees (maybe inside
+  // an error-checking macro) and nothing else of the task; null for any other statement.
+  const CallExpr *freeOf(const Stmt *child) const {
     const MemOp *free = nullptr;
     for (const MemOp *op : T_.ops)
       if (graph_.isAncestor(child, op->call)) {
         if (op->kind != OpKind::Free || free)
-          return false;
+          return nullptr;
         free = op;
       }
     if (!free || cudaNameOfCallee(free->call) != "cudaFree")
-      return false;
+      return nullptr;
     bool other = false;
     visit(child, [&](const Stmt *S) {
       if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && !graph_.isAncestor(free->call, DRE))
         other = other || isObject(DRE);
     });
-    return !other;
+    return other ? nullptr : free->call;
   }
 
   // Host work: no use of the task's memory, no CUDA call or launch, no way out of the block.
@@ -175,12 +177,8 @@ private:
 
   // The free statement as written, its cudaFree spelled as libmgb's twin (what the renamer
   // makes of it in place); nullopt when part of it is not spelled in this file.
-  std::optional<std::string> renamedText(const Stmt *S) const {
+  std::optional<std::string> renamedText(const Stmt *S, const CallExpr *free) const {
     SourceLocation begin = statementBegin(S, SM_), end = statementEnd(S, SM_, LO_);
-    const CallExpr *free = nullptr;
-    for (const MemOp *op : T_.ops)
-      if (op->kind == OpKind::Free && graph_.isAncestor(S, op->call))
-        free = op->call;
     std::optional<CharSourceRange> callee =
         fileRange(free->getCallee()->IgnoreParenImpCasts()->getSourceRange(), SM_, LO_);
     if (!begin.isFileID() || !end.isFileID() || !callee ||

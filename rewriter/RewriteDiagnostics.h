@@ -27,7 +27,6 @@ public:
 
   // How many distinct warnings were reported.
   unsigned count() const { return static_cast<unsigned>(seen_.size()); }
-  bool asErrors() const { return warningsAsErrors_; }
 
 private:
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> options_;
