@@ -3,12 +3,15 @@
 
 usage: python3 scripts/report.py RESULTS_DIR [--out FILE] [--plots DIR] [--gpus N]
                                  [--gpu-memory-gib G] [--context-mib M] [--no-plots]
+                                 [--paper-mix PATH ...] [--one-gpu DIR]
 
 RESULTS_DIR is searched recursively for run JSONs written by `mgb batch --out` (real runs; the
 label is the mgbd policy, as scripts/gpu/eval.sh sets it) and by `mgb simulate --out` (marked
 simulated). Other JSON files (job lists, calibration) are skipped. Runs are grouped by the job
 list they ran; each group's single-assignment run is the baseline and its per-job times are the
-solo times of the makespan bound (docs/evaluation.md). Exit 0 on success, 2 on bad input.
+solo times of the makespan bound (docs/evaluation.md). --paper-mix and --one-gpu add issue 19's
+one-GPU side-by-side section: scripts/paper/paper-mix.sh logs (one per device call) and a folder
+of one-GPU runs (its node from their NVML samples). Exit 0 on success, 2 on bad input.
 """
 
 import argparse
@@ -33,7 +36,9 @@ except ImportError:
 
 import markdown  # noqa: E402
 import metrics  # noqa: E402
+import paper_mix  # noqa: E402
 import runs as run_files  # noqa: E402
+import side_by_side  # noqa: E402
 
 
 def parse_args(argv):
@@ -53,17 +58,37 @@ def parse_args(argv):
                    help="memory per GPU for the bound (default: NVML total, else 140.4 GiB)")
     p.add_argument("--context-mib", type=float, default=520,
                    help="CUDA context per job per GPU (default 520, measured on an H200)")
+    p.add_argument("--paper-mix", action="append", default=[], metavar="PATH",
+                   help="a scripts/paper/paper-mix.sh log (one per device call), or a folder: "
+                        "every such log under it; repeat for several")
+    p.add_argument("--one-gpu", metavar="DIR", default=None,
+                   help="folder of one-GPU runs (W1-W4 halved) for the side-by-side section")
     args = p.parse_args(argv)
     if args.gpus < 0 or args.gpu_memory_gib < 0 or args.context_mib < 0:
         p.error("--gpus, --gpu-memory-gib and --context-mib must not be negative")
     return args
 
 
+def _command(argv):
+    """How to make this report again, for its header (the output paths left out)."""
+    shown, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a in ("--out", "--plots"):
+            skip = True
+        elif not a.startswith(("--out=", "--plots=")):
+            shown.append(a)
+    return " ".join(["python3 scripts/report.py"] + shown)
+
+
 def main(argv):
     args = parse_args(argv)
     try:
         runs = run_files.load_dir(args.results_dir)
-    except run_files.InputError as e:
+        one_gpu = run_files.load_dir(args.one_gpu) if args.one_gpu else []
+        calls = [paper_mix.load_call(log) for path in args.paper_mix for log in paper_mix.find_logs(path)]
+    except (run_files.InputError, paper_mix.InputError) as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2
     plots_dir = None
@@ -74,7 +99,11 @@ def main(argv):
             if name.endswith(".png"):
                 os.remove(os.path.join(plots_dir, name))
     node = metrics.node_from_samples(runs, args.gpus, args.gpu_memory_gib, args.context_mib)
-    text, pngs = markdown.document(runs, node, plots_dir, args.results_dir)
+    extra = []
+    if calls or one_gpu:
+        one_node = metrics.node_from_samples(one_gpu, 0, 0, args.context_mib)
+        extra = side_by_side.section(calls, [r for r in one_gpu if not r.simulated], one_node, args.one_gpu)
+    text, pngs = markdown.document(runs, node, plots_dir, _command(argv), extra)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         f.write(text)

@@ -18,7 +18,9 @@ each job has its GPU to itself, so its run time is its solo time (docs/evaluatio
 options:
   --runs "P@N ..."  policy@workers, in order (default "single@2 mgb@8 cg:2@4 cg:3@6");
                     policies: mgb mgb-sm single cg:N memory, each optionally +spread (mgbd
-                    --spread-tasks); at most 6 runs (8 files come back)
+                    --spread-tasks) and/or +priority (mgbd --queue-priority: with --batch-args
+                    "--order longest-first ...", the longest jobs first in mgbd's wait queue);
+                    at most 6 runs (8 files come back)
   --bin DIR         holds mgbd and mgb (with `batch`) or mgb-batch (default .device/bin)
   --lib DIR         their shared libraries, put on LD_LIBRARY_PATH (default DIR/../lib if present)
   --timeout S       limit per run, seconds (default 200); a run past it is stopped (SIGTERM:
@@ -88,8 +90,8 @@ fi
 read -r -a RUN_LIST <<<"$RUNS"
 [ ${#RUN_LIST[@]} -ge 1 ] && [ ${#RUN_LIST[@]} -le 6 ] || die_usage "--runs: 1 to 6 entries, got ${#RUN_LIST[@]}"
 for r in "${RUN_LIST[@]}"; do
-  [[ "$r" =~ ^(mgb|mgb-sm|single|memory|cg:[0-9]+)(\+spread)?@[0-9]+$ ]] ||
-    die_usage "--runs: '$r' is not POLICY@WORKERS (POLICY: mgb mgb-sm single memory cg:N, optionally +spread)"
+  [[ "$r" =~ ^(mgb|mgb-sm|single|memory|cg:[0-9]+)(\+spread)?(\+priority)?@[0-9]+$ ]] ||
+    die_usage "--runs: '$r' is not POLICY@WORKERS (POLICY: mgb mgb-sm single memory cg:N, optionally +spread, +priority)"
 done
 # Every program the job list names must be there now, not discovered missing 5 minutes in.
 PROGRAMS=$(python3 - "$JOBS" <<'PY'
@@ -204,9 +206,12 @@ run_one() {
   gpu_snapshot "before $tag"
 
   # --verbose 1: one line per decision in logs/TAG.mgbd.txt, to explain a run afterwards.
-  local mgbd_args=(--socket "$sock" --policy "${policy%+spread}" --verbose 1)
+  local base=${policy%+priority}; base=${base%+spread}
+  local mgbd_args=(--socket "$sock" --policy "$base" --verbose 1)
   # POLICY+spread: mgbd --spread-tasks (each task by the policy alone, as the paper's prototype).
-  [[ "$policy" == *+spread ]] && mgbd_args+=(--spread-tasks)
+  [[ "$policy" == *+spread* ]] && mgbd_args+=(--spread-tasks)
+  # POLICY+priority: mgbd --queue-priority (the jobs' MGB_QUEUE_PRIORITY orders its wait queue).
+  [[ "$policy" == *+priority ]] && mgbd_args+=(--queue-priority)
   [ -n "$GPUS_FILE" ] && mgbd_args+=(--gpus "$GPUS_FILE")
   if [ $USE_MPS = 1 ]; then
     if ! start_mps "$i"; then

@@ -26,6 +26,10 @@ usage: scripts/paper/paper-mix.sh --bundle DIR --mgb-bin DIR [--runs "RUN ..."] 
                  blind@N        every job as written, N at once under MPS, no scheduler
                  pair-same      two srad_v1 20000x20000 as written at once, one working directory
                  pair-own       the same, each in its own directory
+                 warm           touch most of the host's free memory once, then free it (no
+                                job): the VM backs its memory on first use, which made the
+                                first run of a call slower (docs/evaluation.md)
+               A run named twice is logged the second time as TAG-2 (mgb-w16-2), and so on.
 --history F    earlier `mgb batch` JSON files (comma-separated) for mgb-lpt runs
 --dirs own|shared
                own (default): each job runs in its own working directory WORK/jobs/NN/b (made
@@ -62,7 +66,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 for r in $RUNS; do  # checked before any device time is spent
-  [[ "$r" =~ ^(bound|bound-busy|solo|pair-same|pair-own|(gpusched|mgb|mgb-lpt|blind)@[1-9][0-9]*)$ ]] ||
+  [[ "$r" =~ ^(warm|bound|bound-busy|solo|pair-same|pair-own|(gpusched|mgb|mgb-lpt|blind)@[1-9][0-9]*)$ ]] ||
     { echo "paper-mix.sh: --runs: '$r' is not a run (see --help)" >&2; exit 2; }
 done
 [ "$DIRS" = own ] || [ "$DIRS" = shared ] || { echo "paper-mix.sh: --dirs must be own or shared, got '$DIRS'" >&2; exit 2; }
@@ -157,16 +161,40 @@ stop_mps() {
 }
 
 # ---- runs -----------------------------------------------------------------------------------------
+declare -A TAG_USES  # a run named twice gets TAG-2, TAG-3...: its logs and JSON stay apart
+unique_tag() {  # sets TAG (not echoed: a $(...) subshell would lose the count)
+  local n=$(( ${TAG_USES[$1]:-0} + 1 )); TAG_USES[$1]=$n
+  if [ "$n" -eq 1 ]; then TAG=$1; else TAG=$1-$n; fi
+}
+
+# Touch most of the host's available memory once and free it, so no measured run pays for the
+# VM backing fresh memory (KINDS.md: the machine's memory grows as it is first used).
+run_warm() {
+  local t0=$SECONDS
+  python3 - >"$R/warm.log" 2>&1 <<'PY'
+import mmap
+avail = next(int(l.split()[1]) * 1024 for l in open("/proc/meminfo") if l.startswith("MemAvailable:"))
+size = max(0, avail - (8 << 30)) // (1 << 30) * (1 << 30)  # leave 8 GiB to the rest
+chunk = b"\x01" * (1 << 30)
+m = mmap.mmap(-1, size) if size else None
+for off in range(0, size, 1 << 30):
+    m[off:off + (1 << 30)] = chunk
+print(f"touched {size >> 30} GiB")
+PY
+  log "warm: $(tail -1 "$R/warm.log") in $((SECONDS - t0)) s"
+  echo "warm $(tail -1 "$R/warm.log") seconds=$((SECONDS - t0))" >>"$SUMMARY"
+}
+
 run_bound() {
   clean_outputs
-  local t0 t1 rc=0
+  local t0 t1 rc=0 tag; unique_tag bound; tag=$TAG
   t0=$(date +%s.%N)
   (cd "$WORK/run/a/b" && timeout "$RUN_TIMEOUT" "$BUNDLE/nvcc/srad_v1" 100 0.5 20000 20000) \
-    >"$R/bound.log" 2>&1 || rc=$?
+    >"$R/$tag.log" 2>&1 || rc=$?
   t1=$(date +%s.%N)
   local s; s=$(python3 -c "print(f'{$t1-$t0:.1f}')")
-  log "bound: srad_v1 20000x20000 alone, as written: $s s, exit $rc"
-  echo "bound srad_v1-20000-alone makespan_s=$s exit=$rc" >>"$SUMMARY"
+  log "$tag: srad_v1 20000x20000 alone, as written: $s s, exit $rc"
+  echo "$tag srad_v1-20000-alone makespan_s=$s exit=$rc" >>"$SUMMARY"
 }
 
 run_solo() {
@@ -214,7 +242,7 @@ run_pair() {  # $1 same|own
 
 # Every job as written at once (N workers) under MPS, no scheduler: memory-blind packing.
 run_blind() {  # $1 workers
-  local n=$1 tag="blind-w$1"
+  local n=$1 tag; unique_tag "blind-w$1"; tag=$TAG
   clean_outputs
   start_mps "$tag" || { log "FAILED $tag: MPS did not start"; return 1; }
   (cd "$WORK/run/a/b" && timeout "$RUN_TIMEOUT" env -u MGB_SOCKET "${MPS_ENV[@]}" \
@@ -226,7 +254,7 @@ run_blind() {  # $1 workers
 }
 
 run_gpusched() {  # $1 workers
-  local n=$1 tag="gpusched-w$1"
+  local n=$1 tag; unique_tag "gpusched-w$1"; tag=$TAG
   clean_outputs
   start_mps "$tag" || { log "FAILED $tag: MPS did not start"; return 1; }
   rm -f /dev/shm/bemps  # its programs find gpusched/lib through their RUNPATH
@@ -253,7 +281,7 @@ run_gpusched() {  # $1 workers
 }
 
 run_mgb() {  # $1 mgb or mgb-lpt, $2 workers
-  local kind=$1 n=$2 tag="$1-w$2" args=""
+  local kind=$1 n=$2 tag args=""; unique_tag "$1-w$2"; tag=$TAG
   clean_outputs
   if [ "$kind" = mgb-lpt ]; then
     local hist=$HISTORY
@@ -283,6 +311,7 @@ PY
 
 for r in $RUNS; do
   case "$r" in
+    warm) run_warm ;;
     bound) run_bound ;;
     bound-busy) run_bound_busy ;;
     solo) run_solo ;;

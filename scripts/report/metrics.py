@@ -50,6 +50,8 @@ def makespan_lower_bound(jobs, solo, node):
       big_jobs:    two jobs above half a GPU's memory never share a GPU, so at most `gpus` of them
                    hold memory at once: their memory-held times, summed, are spread over `gpus`
                    at best.
+      packing:     one GPU only: the best non-preemptive packing of the jobs' memory spans
+                   (one_gpu_packing), which memory_time relaxes.
     Jobs without a solo time (failed alone too) are left out, which only lowers the bound."""
     known = [j for j in jobs if j.name in solo]
     if not known:
@@ -61,8 +63,71 @@ def makespan_lower_bound(jobs, solo, node):
         "big_jobs": sum(solo[j.name][2] for j in known
                         if j.memory_bytes + node.context_bytes > node.memory_bytes / 2) / node.gpus,
     }
+    spans = [(j.memory_bytes + node.context_bytes, solo[j.name][2], j.queued_s) for j in known]
+    packing = one_gpu_packing(spans, node)
+    if packing is not None:
+        terms["packing"] = packing
     name = max(terms, key=terms.get)
     return terms[name], name, terms
+
+
+PACKING_MAX_JOBS = 10   # exhaustive search above this would take too long in a report
+PACKING_MAX_STEPS = 2_000_000
+
+
+def _earliest_start(placed, bytes_, length, release, capacity):
+    """The earliest time >= release at which `bytes_` fit beside `placed` for `length` seconds.
+    Usage only falls when a placed span ends, so the candidates are release and those ends."""
+    for t in sorted({release} | {e for _, e, _ in placed if e > release}):
+        points = [t] + [s for s, _, _ in placed if t < s < t + length]
+        if all(sum(b for s, e, b in placed if s <= p < e) + bytes_ <= capacity for p in points):
+            return t
+    return None  # larger than the GPU: no schedule
+
+
+def one_gpu_packing(spans, node):
+    """The shortest time in which one GPU can hold every job's memory span, or None.
+
+    spans: (bytes, held seconds, release) per job. A further assumption beside
+    makespan_lower_bound's: each job holds its memory in one unbroken span (the workloads
+    allocate at their start and free at their end). Then every schedule's memory spans form a
+    non-preemptive packing on one resource, and some optimal packing is the serial schedule of
+    some job order (each job at its earliest fit): the search tries every order, pruning an
+    order once it cannot beat the best found. Only for one GPU and at most PACKING_MAX_JOBS jobs;
+    None when that, or the step budget, rules it out (the term is then left out, which only
+    lowers the bound)."""
+    if node.gpus != 1 or not spans or len(spans) > PACKING_MAX_JOBS:
+        return None
+    if any(b > node.memory_bytes for b, _, _ in spans):
+        return None
+    floor = max(r + h for _, h, r in spans)  # no packing ends before its longest span
+    best = [float("inf")]
+    steps = [0]
+
+    def search(placed, left, end):
+        if not left:
+            best[0] = min(best[0], end)
+            return
+        tried = set()
+        for i in left:
+            if spans[i] in tried:
+                continue  # an identical job placed here gives the same packings
+            tried.add(spans[i])
+            steps[0] += 1
+            if steps[0] > PACKING_MAX_STEPS:
+                return
+            b, h, r = spans[i]
+            t = _earliest_start(placed, b, h, r, node.memory_bytes)
+            if t + h >= best[0]:
+                continue
+            search(placed + [(t, t + h, b)], [k for k in left if k != i], max(end, t + h))
+            if best[0] <= floor:
+                return
+
+    search([], list(range(len(spans))), 0.0)
+    if steps[0] > PACKING_MAX_STEPS or best[0] == float("inf"):
+        return None
+    return best[0]
 
 
 def kernel_slowdown(run, single_run):

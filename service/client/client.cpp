@@ -138,6 +138,24 @@ std::chrono::milliseconds ReconnectPatience() {
   return std::chrono::seconds(seconds > 0 ? seconds : 60);
 }
 
+// MGB_QUEUE_PRIORITY: the session's place in mgbd's wait queue where mgbd honours it (mgbd
+// --queue-priority). Unset: 0. Not a whole number 0-65535: said once on stderr, and 0.
+uint32_t QueuePriority() {
+  const char *env = std::getenv("MGB_QUEUE_PRIORITY");
+  if (env == nullptr || *env == '\0') return 0;
+  char *end = nullptr;
+  errno = 0;
+  const long value = std::strtol(env, &end, 10);
+  if (errno != 0 || *end != '\0' || value < 0 || value > 65535) {
+    std::fprintf(stderr,
+                 "libmgb: MGB_QUEUE_PRIORITY '%s' is not a whole number from 0 to 65535; "
+                 "using 0\n",
+                 env);
+    return 0;
+  }
+  return static_cast<uint32_t>(value);
+}
+
 // One session with one mgbd: the channel, its stub and the session id it gave.
 struct Connection {
   std::shared_ptr<grpc::Channel> channel;
@@ -179,7 +197,8 @@ class GrpcClient final : public Client {
       : first_channel_(std::move(first_channel)),
         socket_path_(std::move(socket_path)),
         pid_(pid),
-        program_(std::move(program)) {}
+        program_(std::move(program)),
+        queue_priority_(QueuePriority()) {}
 
   ~GrpcClient() override {
     Flush();  // the answers' callbacks use this object (each call has a deadline)
@@ -379,6 +398,7 @@ class GrpcClient final : public Client {
       v1::AttachRequest request;
       request.set_pid(pid_);
       request.set_program(program_);
+      request.set_queue_priority(queue_priority_);
       std::vector<uint64_t> restoring;  // local ids, in request.restore order
       grpc::ClientContext context;
       {
@@ -528,6 +548,7 @@ class GrpcClient final : public Client {
   const std::string socket_path_;
   const int64_t pid_;
   const std::string program_;
+  const uint32_t queue_priority_;  // MGB_QUEUE_PRIORITY, sent in every Attach
   std::thread reader_;
   std::mutex mu_;
   std::condition_variable cv_;

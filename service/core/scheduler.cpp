@@ -83,11 +83,13 @@ Event Scheduler::GrowEvent(EventKind kind, TaskId id, const Task &t, Micros now)
 
 // ---- sessions -------------------------------------------------------------------------------
 
-SessionId Scheduler::OpenSession(int64_t pid, std::string program, Micros now) {
+SessionId Scheduler::OpenSession(int64_t pid, std::string program, Micros now,
+                                 uint32_t queue_priority) {
   const SessionId id = next_session_++;
   Session &s = sessions_[id];
   s.pid = pid;
   s.program = std::move(program);
+  s.queue_priority = std::min(queue_priority, kMaxQueuePriority);
   s.context.assign(gpus_.size(), ContextState::kNone);
   Event e;
   e.kind = EventKind::kSessionOpened;
@@ -306,6 +308,7 @@ Scheduler::Task Scheduler::TaskFrom(SessionId session, const TaskRequest &reques
 
 TaskId Scheduler::AddTask(Session &s, Task t) {
   const TaskId id = next_task_++;
+  t.order = QueueKey(s);
   tasks_.emplace(id, std::move(t));
   s.tasks.insert(id);
   return id;
@@ -393,8 +396,16 @@ void Scheduler::Release(TaskId id, Task &t) {
   ReleaseSms(g, t);
 }
 
+uint64_t Scheduler::QueueKey(const Session &s) {
+  // The priority's complement in the top bits, the arrival counter below: map order is then
+  // priority first (higher earlier), arrival second. 2^44 arrivals outlast any mgbd.
+  constexpr int kArrivalBits = 44;
+  const uint64_t priority = options_.queue_priority ? s.queue_priority : 0;
+  return ((kMaxQueuePriority - priority) << kArrivalBits) | next_seq_++;
+}
+
 void Scheduler::Enqueue(TaskId id, Task &t) {
-  t.queue_seq = next_seq_++;
+  t.queue_seq = t.order;
   waiting_.emplace(t.queue_seq, id);
   if (sessions_.at(t.session).pinned_gpu >= 0) {
     waiting_pinned_.emplace(t.queue_seq, id);

@@ -68,14 +68,22 @@ Scheduler::Shadow Scheduler::ShadowOfHead() const {
   if (head_task_ == 0 || (kind != PolicyKind::kMgb && kind != PolicyKind::kMemory)) return shadow;
   const Task &head = tasks_.at(head_task_);
   const GpuState &g = gpus_[head.reserved_gpu];
-  // What the GPU must hold once every task older than the head has ended: the head with its
-  // session's context, and every task placed there after the head began with theirs.
+  // What the GPU must hold once every task ahead of the head in queue order has ended: the head
+  // with its session's context, and every task placed there that comes after it in that order
+  // with theirs. In arrival order (no queue priorities) those are the tasks begun after it.
   shadow.gpu = head.reserved_gpu;
   shadow.capacity = g.spec.memory_bytes;
   shadow.sessions.push_back(head.session);
   shadow.held = head.memory + options_.context_reserve_bytes;
-  for (auto it = g.placed.upper_bound(head_task_); it != g.placed.end(); ++it) {
-    TakeShadow(shadow, tasks_.at(*it));
+  if (!options_.queue_priority) {
+    for (auto it = g.placed.upper_bound(head_task_); it != g.placed.end(); ++it) {
+      TakeShadow(shadow, tasks_.at(*it));
+    }
+    return shadow;
+  }
+  for (const TaskId id : g.placed) {
+    const Task &t = tasks_.at(id);
+    if (t.order > head.order) TakeShadow(shadow, t);
   }
   return shadow;
 }

@@ -43,6 +43,10 @@ int main(int argc, char **argv) {
   flags.Bool("spread-tasks", &options.spread_tasks,
              "place each task by the policy alone, even away from the GPUs its process already "
              "uses (default: a process's tasks stay on its GPUs while they fit there)");
+  flags.Bool("queue-priority", &options.queue_priority,
+             "order waiting tasks by their session's priority (MGB_QUEUE_PRIORITY in the client, "
+             "higher first), then arrival; default: arrival only, since any client may ask for "
+             "a high priority");
   flags.Bool("mps", &options.mps,
              "start (or check) the MPS control daemon; clients get its pipe dir");
   flags.String("mps-dir", &options.mps_directory,
@@ -95,8 +99,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "mgbd: %s\n", std::string(daemon.status().message()).c_str());
     return 1;
   }
-  std::fprintf(stderr, "mgbd: listening on %s (policy %s%s)\n", options.socket_path.c_str(),
-               options.policy.c_str(), options.spread_tasks ? ", tasks spread" : "");
+  std::fprintf(stderr, "mgbd: listening on %s (policy %s%s%s)\n", options.socket_path.c_str(),
+               options.policy.c_str(), options.spread_tasks ? ", tasks spread" : "",
+               options.queue_priority ? ", queue priorities" : "");
   if (const std::string url = (*daemon)->metrics_url(); !url.empty()) {
     std::fprintf(stderr, "mgbd: metrics on %s\n", url.c_str());
   }

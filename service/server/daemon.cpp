@@ -107,6 +107,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
 
   core::Options core_options{*policy, options.context_reserve_bytes};
   core_options.spread_tasks = options.spread_tasks;
+  core_options.queue_priority = options.queue_priority;
   absl::StatusOr<std::unique_ptr<SchedulerService>> service =
       SchedulerService::Create(std::move(gpus), core_options, std::move(service_options));
   if (!service.ok()) return service.status();

@@ -27,8 +27,9 @@ struct DaemonOptions {
   std::string mps_directory = "/tmp/mgb-mps";
   uint64_t context_reserve_bytes = core::kDefaultContextReserve;
   int verbosity = 0;
-  ListenerLimits limits;      // connection caps and the handshake timeout
-  bool spread_tasks = false;  // core::Options::spread_tasks
+  ListenerLimits limits;        // connection caps and the handshake timeout
+  bool spread_tasks = false;    // core::Options::spread_tasks
+  bool queue_priority = false;  // core::Options::queue_priority
   // Found a previous mgbd's socket: new tasks wait this long while its clients re-register.
   std::chrono::milliseconds restore_grace{3000};
   // Learned peaks (docs/service.md): the file they are kept in; empty: mgbd-profiles.tsv in the

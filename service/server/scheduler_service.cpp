@@ -169,8 +169,8 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
     v1::SessionEvent event;
     service_->Locked([&] {
       service_->opening_pid_ = request.pid();
-      const core::SessionId id =
-          service_->core_->OpenSession(request.pid(), request.program(), CoreNow());
+      const core::SessionId id = service_->core_->OpenSession(request.pid(), request.program(),
+                                                              CoreNow(), request.queue_priority());
       service_->opening_pid_ = 0;
       service_->sessions_by_key_[key_] = id;
       service_->sessions_[id] = SessionRecord{key_, request.pid(), user, job, me};

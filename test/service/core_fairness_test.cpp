@@ -202,14 +202,16 @@ struct Coverage {
 // Runs `steps` random operations through the core and the reference. A mismatch fails naming the
 // step, the operation and both events.
 Coverage CompareWithReference(const std::string &policy, uint64_t seed, int steps,
-                              uint64_t reserve = 256 * core::kMiB) {
+                              uint64_t reserve = 256 * core::kMiB, bool priorities = false) {
   std::vector<core::GpuSpec> gpus = Gpus(5, 0, 8);
   const uint64_t sizes[] = {16 * kGB, 24 * kGB, 32 * kGB, 40 * kGB, 24 * kGB};
   for (size_t g = 0; g < gpus.size(); ++g) gpus[g].memory_bytes = sizes[g];
   gpus[1].has_nvml = gpus[3].has_nvml = true;
-  Core real(gpus, policy, reserve);
+  core::Options options{*core::ParsePolicy(policy), reserve};
+  options.queue_priority = priorities;
+  Core real(gpus, options);
   RecordingSink ref_sink;
-  ReferenceScheduler ref(gpus, core::Options{*core::ParsePolicy(policy), reserve}, &ref_sink);
+  ReferenceScheduler ref(gpus, options, &ref_sink);
 
   std::mt19937_64 rng(seed);
   std::vector<core::SessionId> sessions;
@@ -230,8 +232,9 @@ Coverage CompareWithReference(const std::string &policy, uint64_t seed, int step
     std::string op;
     if (dice < 6 || sessions.size() < 14) {  // more sessions than single/cg:2 have GPUs for
       op = "open";
-      const core::SessionId s = real.s->OpenSession(1, "p", now);
-      REQUIRE(ref.OpenSession(now) == s);
+      const uint32_t priority = priorities ? static_cast<uint32_t>(rng() % 4) : 0;
+      const core::SessionId s = real.s->OpenSession(1, "p", now, priority);
+      REQUIRE(ref.OpenSession(now, priority) == s);
       sessions.push_back(s);
     } else if ((dice < 45 && real.s->waiting_count() < 60) || tasks.empty()) {
       op = "begin";
@@ -317,6 +320,46 @@ Coverage CompareWithReference(const std::string &policy, uint64_t seed, int step
 }
 
 }  // namespace
+
+TEST_CASE("queue priority: a later, higher-priority task is placed before older ones; off, FIFO",
+          "[core][fairness][priority]") {
+  for (const bool honoured : {true, false}) {
+    core::Options options{*core::ParsePolicy("mgb"), 0};
+    options.queue_priority = honoured;
+    Core c(Gpus(1, 16 * kGB), options);
+    const auto holder = c.s->OpenSession(1, "holder", 0);
+    const auto running = c.Begin(holder, Request(10 * kGB));
+    REQUIRE(running.gpu == 0);
+    // Two low-priority tasks queue first (the first is the head), then a high-priority one.
+    const auto low1 = c.Begin(c.s->OpenSession(2, "low1", 0, 1), Request(8 * kGB));
+    const auto low2 = c.Begin(c.s->OpenSession(3, "low2", 0, 1), Request(8 * kGB));
+    const auto high = c.Begin(c.s->OpenSession(4, "high", 0, 9), Request(12 * kGB));
+    REQUIRE((low1.gpu == -1 && low2.gpu == -1 && high.gpu == -1));
+    REQUIRE(c.s->TaskEnd(holder, running.task, 1).ok());
+    INFO("queue priority " << (honoured ? "on" : "off"));
+    if (honoured) {  // 12 GB first; then neither 8 GB task fits beside it
+      CHECK(c.sink.PlacedOn(high.task) == 0);
+      CHECK(c.sink.PlacedOn(low1.task) == -1);
+      CHECK(c.sink.PlacedOn(low2.task) == -1);
+    } else {  // arrival order: both 8 GB tasks, the 12 GB one waits
+      CHECK(c.sink.PlacedOn(low1.task) == 0);
+      CHECK(c.sink.PlacedOn(low2.task) == 0);
+      CHECK(c.sink.PlacedOn(high.task) == -1);
+    }
+  }
+}
+
+TEST_CASE("with queue priorities the core decides exactly as the reference on random workloads",
+          "[core][fairness][reference][priority]") {
+  for (const std::string policy : {"mgb", "mgb-sm", "cg:2"}) {
+    for (uint64_t seed = 11; seed <= 13; ++seed) {
+      const Coverage c = CompareWithReference(policy, seed, 3000, 256 * core::kMiB, true);
+      INFO(policy << " seed " << seed << ": " << c.placed_from_queue << " placed from the queue");
+      CHECK(c.placed_from_queue > 150);
+      CHECK(c.longest_queue >= 20);
+    }
+  }
+}
 
 TEST_CASE("every policy decides exactly as the straightforward reference on random workloads",
           "[core][fairness][reference]") {

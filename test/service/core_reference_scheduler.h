@@ -32,9 +32,10 @@ class ReferenceScheduler {
     }
   }
 
-  core::SessionId OpenSession(core::Micros now) {
+  core::SessionId OpenSession(core::Micros now, uint32_t queue_priority = 0) {
     const core::SessionId id = next_session_++;
     sessions_[id].context.assign(gpus_.size(), kNone);
+    sessions_[id].queue_priority = options_.queue_priority ? queue_priority : 0;
     Emit({core::EventKind::kSessionOpened, now, id});
     return id;
   }
@@ -85,6 +86,9 @@ class ReferenceScheduler {
     Fit fit = BehindHead(s, t, excluded);
     if (fit.gpu < 0 && t.deadline != 0 && t.deadline <= now) return std::nullopt;
     const core::TaskId id = next_task_++;
+    // Higher priority first, then arrival: the lower the order, the earlier in the queue.
+    const uint64_t behind = core::kMaxQueuePriority - s.queue_priority;
+    t.order = behind * (uint64_t{1} << 44) + next_seq_++;
     Task &stored = tasks_.emplace(id, t).first->second;
     s.tasks.insert(id);
     if (fit.gpu >= 0) {
@@ -92,7 +96,7 @@ class ReferenceScheduler {
       FailHopelessGrows(now);
       return fit.gpu;
     }
-    stored.queue_seq = next_seq_++;
+    stored.queue_seq = stored.order;
     waiting_.emplace(stored.queue_seq, id);
     if (stored.deadline != 0) deadlines_.emplace(stored.deadline, id);
     EmitTask(core::EventKind::kTaskQueued, id, stored, now);
@@ -235,6 +239,7 @@ class ReferenceScheduler {
     std::vector<Context> context;
     int pinned_gpu = -1;
     std::set<core::TaskId> tasks;
+    uint32_t queue_priority = 0;
   };
   struct Task {
     core::SessionId session = 0;
@@ -242,7 +247,7 @@ class ReferenceScheduler {
     core::LaunchShape shape;
     int gpu = -1, reserved_gpu = -1;
     core::Micros deadline = 0, grow_deadline = 0;
-    uint64_t queue_seq = 0, grow_extra = 0, grow_seq = 0;
+    uint64_t order = 0, queue_seq = 0, grow_extra = 0, grow_seq = 0;
     std::vector<uint64_t> sm_blocks;
   };
   struct Fit {
@@ -392,8 +397,8 @@ class ReferenceScheduler {
 
   // Behind a blocked head: Choose among the GPUs not excluded; else (mgb, memory) the head's GPU
   // if the task fits there now and the head would still fit there with every task placed there
-  // after it began, this one included, each session of them (the head's too) with a context
-  // reserve.
+  // that comes after it in queue order (after it began, without priorities), this one included,
+  // each session of them (the head's too) with a context reserve.
   Fit BehindHead(const Session &s, const Task &t, const std::vector<bool> &excluded) const {
     Fit fit = Choose(s, t, excluded);
     if (fit.gpu >= 0 || head_task_ == 0 || !Shadows()) return fit;
@@ -402,7 +407,7 @@ class ReferenceScheduler {
     std::set<core::SessionId> sessions{head.session, t.session};
     uint64_t held = head.memory + t.memory;
     for (const auto &[id, other] : tasks_) {
-      if (id > head_task_ && other.gpu == gpu) {
+      if (other.order > head.order && other.gpu == gpu) {
         held += other.memory;
         sessions.insert(other.session);
       }

@@ -55,13 +55,17 @@ inline core::TaskRequest Request(uint64_t bytes, uint32_t warps = 1) {
 struct Core {
   RecordingSink sink;
   std::unique_ptr<core::Scheduler> s;
-  Core(std::vector<core::GpuSpec> gpus, const std::string &policy, uint64_t context_reserve = 0) {
-    auto p = core::ParsePolicy(policy);
-    REQUIRE(p.ok());
-    auto created =
-        core::Scheduler::Create(std::move(gpus), core::Options{*p, context_reserve}, &sink);
+  Core(std::vector<core::GpuSpec> gpus, const std::string &policy, uint64_t context_reserve = 0)
+      : Core(std::move(gpus), core::Options{*ParsedPolicy(policy), context_reserve}) {}
+  Core(std::vector<core::GpuSpec> gpus, const core::Options &options) {
+    auto created = core::Scheduler::Create(std::move(gpus), options, &sink);
     REQUIRE(created.ok());
     s = std::move(*created);
+  }
+  static absl::StatusOr<core::Policy> ParsedPolicy(const std::string &policy) {
+    auto p = core::ParsePolicy(policy);
+    REQUIRE(p.ok());
+    return p;
   }
   core::SessionId Open() { return s->OpenSession(1, "test", 0); }
   // Begins and returns {task, gpu (-1 = queued)}; the request must be valid.

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <thread>
 
 #include "mgb.grpc.pb.h"
@@ -87,6 +88,43 @@ TEST_CASE("a waiting TaskBegin is answered as soon as a release makes room", "[g
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(500));
   REQUIRE(second.ok());
   CHECK(second->gpu_index == 0);
+}
+
+TEST_CASE("MGB_QUEUE_PRIORITY orders mgbd's wait queue under --queue-priority",
+          "[grpc][priority]") {
+  for (const bool honoured : {true, false}) {
+    TestDaemon d;
+    server::DaemonOptions options = ConfigGpuOptions(d.dir, 1, 16 * kGiB);
+    options.queue_priority = honoured;
+    auto started = server::Daemon::Start(options);
+    REQUIRE(started.ok());
+    d.daemon = std::move(*started);
+    d.socket = options.socket_path;
+    auto holder = Connect(d);
+    auto first = holder->TaskBegin(12 * kGiB, LaunchShape{}, "first");
+    REQUIRE(first.ok());
+    // A session with no priority queues first, then one with MGB_QUEUE_PRIORITY=7.
+    unsetenv("MGB_QUEUE_PRIORITY");
+    auto low = Connect(d);
+    setenv("MGB_QUEUE_PRIORITY", "7", 1);
+    auto high = Connect(d);
+    unsetenv("MGB_QUEUE_PRIORITY");
+    absl::StatusOr<Placement> low_task = absl::UnknownError("not yet"), high_task = low_task;
+    std::thread tl([&] { low_task = low->TaskBegin(8 * kGiB, LaunchShape{}, "low"); });
+    WaitFor([&] { return StatusOf(d).waiting_size() == 1; }, std::chrono::seconds(2));
+    std::thread th([&] { high_task = high->TaskBegin(8 * kGiB, LaunchShape{}, "high"); });
+    WaitFor([&] { return StatusOf(d).waiting_size() == 2; }, std::chrono::seconds(2));
+    const v1::StatusReply status = StatusOf(d);
+    REQUIRE(status.waiting_size() == 2);
+    INFO("--queue-priority " << (honoured ? "on" : "off"));
+    CHECK(status.waiting(0).label() == (honoured ? "high" : "low"));
+    CHECK(status.waiting(1).label() == (honoured ? "low" : "high"));
+    REQUIRE(holder->TaskEnd(first->task_id).ok());
+    tl.join();
+    th.join();
+    CHECK(low_task.ok());
+    CHECK(high_task.ok());
+  }
 }
 
 TEST_CASE("deadlines: DEADLINE_EXCEEDED when not placed in time, state restored", "[grpc]") {

@@ -42,6 +42,13 @@ PAPER_WORK="$work" bash "$repo/scripts/paper/paper-mix.sh" --dirs shared --bundl
   --mgb-bin "$tmp/bin" --runs "" --out "$tmp/out" >"$tmp/log" 2>&1 || fail "--dirs shared failed"
 first=$(head -1 "$work/lists/nvcc.wl")
 [[ "$first" == "$b/nvcc/srad_v2 8192 8192 0 127 0 127 0.5 2" ]] || fail "shared: first job is '$first'"
+# A run named twice keeps both results apart: bound, then bound-2 (a stand-in srad_v1).
+printf '#!/bin/sh\nexit 0\n' >"$b/nvcc/srad_v1"; chmod +x "$b/nvcc/srad_v1"
+PAPER_WORK="$work" bash "$repo/scripts/paper/paper-mix.sh" --bundle "$b" --mgb-bin "$tmp/bin" \
+  --runs "bound bound" --out "$tmp/out" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "two bound runs failed"; }
+[ "$(cut -d' ' -f1 "$tmp/out/paper-mix.txt" | tr '\n' ' ')" = "bound bound-2 " ] ||
+  fail "repeated runs: $(cat "$tmp/out/paper-mix.txt")"
+tar -tzf "$tmp/out/runs.tar.gz" | grep -q 'results/bound-2.log' || fail "no log of the second bound run"
 if bash "$repo/scripts/paper/paper-mix.sh" --dirs mine --bundle "$b" --mgb-bin "$tmp/bin" 2>"$tmp/err"; then
   fail "--dirs mine was accepted"
 fi

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cstdlib>
 
 #include <fstream>
 
@@ -80,6 +81,30 @@ TEST_CASE("longest-first: one worker starts the longest expected job first, unkn
   BatchResult fifo = RunBatch(jobs, options);
   for (size_t i = 1; i < fifo.records.size(); ++i)
     CHECK(fifo.records[i - 1].started_s < fifo.records[i].started_s);
+}
+
+TEST_CASE("longest-first gives each job MGB_QUEUE_PRIORITY by its expected length; FIFO none",
+          "[batch][runner][history]") {
+  CHECK(QueuePriorities({1.0, 30.0, -1, 10.0, 30.0}) == std::vector<uint32_t>{1, 3, 5, 2, 3});
+  CHECK(QueuePriorities({}).empty());
+  TempDir dir;
+  // Each job checks the priority it was given (and that one from outside is replaced).
+  auto expects = [](const std::string &name, const char *priority) {
+    return Named(
+        name, {"/bin/sh", "-c", std::string("test \"${MGB_QUEUE_PRIORITY-none}\" = ") + priority});
+  };
+  setenv("MGB_QUEUE_PRIORITY", "99", 1);
+  RunnerOptions options;
+  options.workers = 3;
+  options.log_dir = dir.path();
+  options.expected_s = {2.0, 50.0, -1};
+  BatchResult r =
+      RunBatch({expects("short", "1"), expects("long", "2"), expects("unknown", "3")}, options);
+  for (const JobRecord &job : r.records) CHECK(job.exit_code == 0);
+  unsetenv("MGB_QUEUE_PRIORITY");
+  options.expected_s.clear();  // FIFO: nothing set
+  BatchResult fifo = RunBatch({expects("fifo", "none")}, options);
+  CHECK(fifo.records[0].exit_code == 0);
 }
 
 TEST_CASE("longest-first never starts a job before its arrival", "[batch][runner][history]") {

@@ -37,7 +37,8 @@ ended, exit status, out-of-memory death and kernel times (MGB_KERNEL_MS lines); 
 With --order longest-first, the arrived job that ran longest in the --history runs (earlier
 --out files; the median of its successful runs, matched by command line) starts first, and jobs
 never seen there before all others: the long jobs set the makespan, the short ones fill in beside
-them. Job output goes to --logs (default: OUT.logs/). --socket is exported to jobs as MGB_SOCKET: the
+them; each job gets MGB_QUEUE_PRIORITY (longer, higher), which an mgbd run with --queue-priority
+uses to keep that order among jobs waiting for a GPU. Job output goes to --logs (default: OUT.logs/). --socket is exported to jobs as MGB_SOCKET: the
 policy is whatever the mgbd there runs (mgbd --policy mgb|mgb-sm|single|cg:N|memory).
 GPU utilisation is sampled through NVML every --nvml-period seconds (default 0.5) when present
 ($MGB_NVML_LIBRARY overrides libnvidia-ml.so.1), and with it each job's GPU memory (its processes

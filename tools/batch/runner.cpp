@@ -55,14 +55,32 @@ const char *ErrnoText(int error) {
   }
 }
 
-// Starts the job in its own process group (so a stop can kill its whole tree).
-pid_t Launch(JobRecord &r, const RunnerOptions &options) {
+// The environment for a job with a queue priority: this one, MGB_QUEUE_PRIORITY replaced.
+std::vector<std::string> EnvironmentWith(uint32_t queue_priority) {
+  std::vector<std::string> env;
+  for (char **e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "MGB_QUEUE_PRIORITY=", 19) != 0) env.emplace_back(*e);
+  }
+  env.push_back("MGB_QUEUE_PRIORITY=" + std::to_string(queue_priority));
+  return env;
+}
+
+// Starts the job in its own process group (so a stop can kill its whole tree); a queue priority
+// above 0 goes into its environment.
+pid_t Launch(JobRecord &r, const RunnerOptions &options, uint32_t queue_priority) {
   r.stdout_path = options.log_dir + "/" + LogStem(r.job.name) + ".out";
   r.stderr_path = options.log_dir + "/" + LogStem(r.job.name) + ".err";
   std::vector<char *> argv;
   for (std::string &a : r.job.argv) argv.push_back(a.data());
   argv.push_back(nullptr);
   const std::string program = r.job.argv.empty() ? std::string() : ResolveProgram(r.job.argv[0]);
+  std::vector<std::string> env_text;
+  std::vector<char *> env;
+  if (queue_priority > 0) {
+    env_text = EnvironmentWith(queue_priority);
+    for (std::string &e : env_text) env.push_back(e.data());
+    env.push_back(nullptr);
+  }
   pid_t pid = fork();
   if (pid != 0) return pid;  // parent (or -1)
   // From here until exec only async-signal-safe calls: the parent may have other threads.
@@ -74,7 +92,11 @@ pid_t Launch(JobRecord &r, const RunnerOptions &options) {
   dup2(err, STDERR_FILENO);
   close(out);
   close(err);
-  execv(program.c_str(), argv.data());
+  if (env.empty()) {
+    execv(program.c_str(), argv.data());
+  } else {
+    execve(program.c_str(), argv.data(), env.data());
+  }
   const char *parts[] = {"mgb batch: cannot run '", argv[0] != nullptr ? argv[0] : "",
                          "': ", ErrnoText(errno), "\n"};
   for (const char *part : parts) {
@@ -109,6 +131,17 @@ void Report(const RunnerOptions &options, double now, const std::string &text) {
 }
 
 }  // namespace
+
+std::vector<uint32_t> QueuePriorities(const std::vector<double> &expected_s) {
+  auto key = [](double e) { return e < 0 ? std::numeric_limits<double>::infinity() : e; };
+  std::vector<uint32_t> priorities;
+  for (double mine : expected_s) {
+    size_t sooner = 0;
+    for (double other : expected_s) sooner += key(other) < key(mine);
+    priorities.push_back(static_cast<uint32_t>(std::min<size_t>(sooner + 1, 65535)));
+  }
+  return priorities;
+}
 
 double JobRecord::KernelMs() const {
   double total = 0;
@@ -152,6 +185,9 @@ BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options)
     return best;
   };
 
+  const std::vector<uint32_t> priorities =
+      longest_first ? QueuePriorities(options.expected_s) : std::vector<uint32_t>(jobs.size(), 0);
+
   // Set once here, inherited by every job (nothing but async-signal-safe calls after fork).
   if (!options.socket.empty()) setenv("MGB_SOCKET", options.socket.c_str(), 1);
   setenv("MGB_REPORT_WAITS", "1", 1);  // libmgb's MGB_WAIT_MS line, parsed into mgb_wait_ms
@@ -183,7 +219,7 @@ BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options)
       queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(position));
       JobRecord &r = result.records[index];
       r.started_s = elapsed();
-      pid_t pid = Launch(r, options);
+      pid_t pid = Launch(r, options, priorities[index]);
       ++started;
       if (pid < 0) {  // fork failed: the job counts as crashed
         r.ended_s = r.started_s;

@@ -39,7 +39,9 @@ struct RunnerOptions {
   const volatile std::sig_atomic_t *stop = nullptr;  // when it turns non-zero: kill jobs, return
   JobWatcher *watcher = nullptr;                     // told of starts and ends when set
   // One expected run time per job (seconds, -1 = unknown): when given, the arrived job expected
-  // to run longest starts first, unknown ones before known ones; empty: FIFO.
+  // to run longest starts first, unknown ones before known ones; empty: FIFO. Each job also
+  // gets MGB_QUEUE_PRIORITY (QueuePriorities), so that an mgbd run with --queue-priority keeps
+  // this order in its wait queue when jobs started together race to their first task.
   std::vector<double> expected_s;
 };
 
@@ -48,6 +50,10 @@ struct MemorySample {
   double t_s = 0;
   uint64_t bytes = 0;
 };
+
+// Per job, 1 + the number of jobs expected to end sooner (unknown counts as longest), at most
+// 65535: the longer, the higher; equal expectations, equal priorities.
+std::vector<uint32_t> QueuePriorities(const std::vector<double> &expected_s);
 
 struct JobRecord {
   Job job;

@@ -91,10 +91,10 @@ export PATH="$T/path:$PATH"
 
 # 1. Four policies, as on the GPU machine.
 OUT="$T/out" "$REPO/scripts/gpu/eval.sh" --gpus "$T/gpus.json" --bin "$T/tools" \
-  --runs "single@2 mgb@6 cg:4@8 memory+spread@6" --timeout 60 --deadline 300 "$T/w-dry.json" >"$T/eval.txt" 2>&1
+  --runs "single@2 mgb@6 cg:4@8 memory+spread+priority@6" --timeout 60 --deadline 300 "$T/w-dry.json" >"$T/eval.txt" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "eval.sh exit $rc, expected 1 (cg:4 must crash jobs)"
-for tag in single.w2 mgb.w6 cg-4.w8 memory+spread.w6; do
+for tag in single.w2 mgb.w6 cg-4.w8 memory+spread+priority.w6; do
   [ -s "$T/out/w-dry.$tag.json" ] || fail "no w-dry.$tag.json"
 done
 [ "$(grep -c '^start' "$T/mps-events")" -eq 4 ] && [ "$(grep -c '^quit' "$T/mps-events")" -eq 4 ] ||
@@ -106,7 +106,7 @@ python3 - "$T/out" <<'PY' || fail "run JSONs"
 import json, sys, os
 def load(tag):
     return json.load(open(os.path.join(sys.argv[1], f"w-dry.{tag}.json")))
-for tag in ("single.w2", "mgb.w6", "memory+spread.w6"):
+for tag in ("single.w2", "mgb.w6", "memory+spread+priority.w6"):
     s = load(tag)["summary"]
     assert s["jobs"] == 8 and s["succeeded"] == 8 and s["crashed"] == 0, (tag, s)
 cg = load("cg-4.w8")
@@ -114,10 +114,11 @@ assert cg["label"] == "cg:4" and cg["summary"]["oom"] >= 1, cg["summary"]
 mgb = load("mgb.w6")
 assert mgb["label"] == "mgb" and mgb["workers"] == 6
 assert mgb["summary"]["makespan_s"] < load("single.w2")["summary"]["makespan_s"]
-assert load("memory+spread.w6")["label"] == "memory+spread"
+assert load("memory+spread+priority.w6")["label"] == "memory+spread+priority"
 PY
-tar -xzf "$T/out/logs.tar.gz" -C "$T" logs/w-dry.memory+spread.w6.mgbd.txt 2>/dev/null
-grep -q "tasks spread" "$T/logs/w-dry.memory+spread.w6.mgbd.txt" || fail "POLICY+spread did not start mgbd --spread-tasks"
+tar -xzf "$T/out/logs.tar.gz" -C "$T" logs/w-dry.memory+spread+priority.w6.mgbd.txt 2>/dev/null
+grep -q "tasks spread" "$T/logs/w-dry.memory+spread+priority.w6.mgbd.txt" || fail "POLICY+spread did not start mgbd --spread-tasks"
+grep -q "queue priorities" "$T/logs/w-dry.memory+spread+priority.w6.mgbd.txt" || fail "POLICY+priority did not start mgbd --queue-priority"
 left_behind && fail "job processes left running"
 
 # 1b. The same through matrix.sh: job list generated, runs made, everything packed in one file.

@@ -191,5 +191,114 @@ class ReportTest(unittest.TestCase):
         self.assertIn("RESULTS_DIR", help_run.stdout)
 
 
+# One paper-mix.sh call, as its log prints it (the lines the report reads, and one it skips).
+PAPER_MIX_LOG = """[   0s] machine: == Thu Nov 26 2026 16 CPU(s): 16 NVIDIA H200, 143771 MiB, 580.159.04
+[  19s] made /tmp/pm/data/bfs/graph32M.txt (2.4G, 19 s)
+[  60s] bound: srad_v1 20000x20000 alone, as written: 44.0 s, exit 0
+[ 110s] mgb-w16: makespan_s=50.0 lost=0 mean_turnaround_s=21.8 order=fifo
+[ 170s] gpusched-w10: wall 61.0 s, workloader's TOTAL_EXPERIMENT_TIME 60.0, jobs lost 2, exit 0
+[ 175s] gpusched-w16: wall 0.1 s, workloader's TOTAL_EXPERIMENT_TIME none, jobs lost 0, exit 1
+[ 220s] bound-2: srad_v1 20000x20000 alone, as written: 40.0 s, exit 0
+[ 270s] mgb-w16-2: makespan_s=54.0 lost=0 mean_turnaround_s=22.0 order=fifo
+[ 320s] blind-w16: summary blind-w16: workers=16 jobs=16 makespan=49.6s throughput=1162.3 jobs/h mean_turnaround=22.2s mean_wait=0.0s crashed=3 (18.8%) oom=1 not_run=0
+[ 320s] done in 320 s
+"""
+
+
+class OneGpuSideBySideTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.results = os.path.join(self.tmp.name, "results")
+        self.out = os.path.join(self.tmp.name, "docs")
+        os.makedirs(self.results)
+        measured_runs(self.results)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_paper_mix_calls(self):
+        calls = os.path.join(self.tmp.name, "calls", "call1")
+        os.makedirs(calls)
+        with open(os.path.join(calls, "paper-mix.log"), "w") as f:
+            f.write(PAPER_MIX_LOG)
+        with open(os.path.join(calls, "bound.log"), "w") as f:  # a program's log: skipped
+            f.write("Time spent in different stages of the application:\n")
+        proc, text = generate(self.results, self.out, "--no-plots", "--paper-mix",
+                              os.path.dirname(calls))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        # Two rounds, each against its own bound run (cut before the second bound run).
+        rows = [line for line in text.splitlines() if "call1/paper-mix.log" in line]
+        self.assertEqual(len(rows), 2)
+        first, second = ([c.strip() for c in row.strip("|").split("|")] for row in rows)
+        self.assertIn("round 1 (harness failures, no result: gpusched-w16)", first[0])
+        self.assertEqual(first[1], "NVIDIA H200")
+        self.assertEqual(first[2], "44.0")
+        self.assertEqual(first[3], "@16: 50.0")
+        self.assertEqual(first[4], "@10: 60.0")          # the failed @16 run gives no figure
+        self.assertEqual(first[6], "0 / 2 / -")
+        self.assertEqual(first[7], "50.0 / 44.0 = 1.14x")
+        self.assertEqual(first[8], "@10: 60.0 s, mgb@16 17% faster (the bound: 26.7% faster)")
+        self.assertIn("round 2", second[0])
+        self.assertEqual(second[2], "40.0")
+        self.assertEqual(second[3], "@16: 54.0")
+        self.assertEqual(second[5], "@16: 49.6")
+        self.assertEqual(second[6], "0 / - / 3")
+        self.assertEqual(second[7], "54.0 / 40.0 = 1.35x")
+        self.assertIn("| <= 1.05x | met in 0 of 2 (**not met**) rounds |", text)
+        self.assertIn("| >= 15% | met in 1 of 1 (**met**) comparisons |", text)
+        self.assertIn("15% faster than GPU-Sched in 1 of 1 comparisons", text)
+        self.assertIn("--paper-mix", text.splitlines()[2])  # the header says how it was made
+
+    def test_paper_mix_folder_without_logs(self):
+        proc, _ = generate(self.results, self.out, "--no-plots", "--paper-mix", self.results)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("no scripts/paper/paper-mix.sh log in this folder", proc.stderr)
+
+    def test_one_gpu_packing_bound(self):
+        # One GPU of 100 GiB, context 0: A 60 GiB, B and C 50 GiB, 10 s each, NVML-held 10 s.
+        # memory_time = (60 + 50 + 50) * 10 / 100 = 16 s; big_jobs = 10 s (A only); no two of
+        # A, B, C but B + C fit at once, so the best packing is B+C, then A: 20 s.
+        one = os.path.join(self.tmp.name, "one")
+        os.makedirs(one)
+        def held(j):
+            j["memory_samples"] = [[t, j["memory_bytes"]] for t in range(j["started_s"], j["ended_s"] + 1)]
+            return j
+        single = run("single", 1, [held(job("A", 60, 0, 10, 5000)), held(job("B", 50, 10, 20, 5000)),
+                                   held(job("C", 50, 20, 30, 5000))])
+        mgb = run("mgb", 3, [job("A", 60, 10, 20, 5000), job("B", 50, 0, 10, 5000), job("C", 50, 0, 10, 5000)])
+        for doc in (single, mgb):
+            for s in doc["gpu_samples"]:
+                s["gpus"] = [{"util": 50, "mem_util": 10, "mem_used": 1, "mem_total": 100 * GIB}]
+        write(os.path.join(one, "single.json"), single)
+        write(os.path.join(one, "mgb.json"), mgb)
+        proc, text = generate(self.results, self.out, "--no-plots", "--one-gpu", one)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        row = next(line for line in text.splitlines() if line.startswith("| w1 | 3 |"))
+        self.assertIn("| 20.0 s (packing; memory_time 16.0 s) | 30.0 s | 20.0 s @3 | +0% | 1.50x |", row)
+
+    def test_packing_search_equals_every_order(self):
+        # The pruned search against the plain one: every order of random jobs, each at its
+        # earliest fit.
+        import itertools
+        import random
+        sys.path.insert(0, os.path.join(REPO, "scripts", "report"))
+        import metrics
+        node = metrics.Node(gpus=1, memory_bytes=100.0, context_bytes=0.0)
+        rng = random.Random(7)
+        for _ in range(30):
+            spans = [(float(rng.choice([10, 20, 35, 50, 60, 80])), float(rng.randint(1, 9)),
+                      float(rng.choice([0, 0, 0, 3]))) for _ in range(rng.randint(1, 6))]
+            plain = float("inf")
+            for order in itertools.permutations(range(len(spans))):
+                placed = []
+                for i in order:
+                    b, h, r = spans[i]
+                    t = metrics._earliest_start(placed, b, h, r, node.memory_bytes)
+                    placed.append((t, t + h, b))
+                plain = min(plain, max(e for _, e, _ in placed))
+            self.assertAlmostEqual(metrics.one_gpu_packing(spans, node), plain, msg=str(spans))
+        self.assertIsNone(metrics.one_gpu_packing([(10.0, 1.0, 0.0)] * 3, metrics.Node(2, 100.0, 0.0)))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -106,7 +106,15 @@ struct Options {
   // false (default): a process's tasks go to a GPU where it has a context while one fits
   // (placement.cpp, Choose). true: every task by the policy alone, as the paper's prototype.
   bool spread_tasks = false;
+  // false (default): waiting tasks in arrival order. true: by their session's queue priority
+  // (OpenSession; higher first), arrival order among equals: a batch runner's order then
+  // survives its jobs racing to their first task (docs/service.md, "Queue priority"). Off by
+  // default since any client may ask for a high priority.
+  bool queue_priority = false;
 };
+
+// Queue priorities run 0 (default) to kMaxQueuePriority; larger values are clamped.
+inline constexpr uint32_t kMaxQueuePriority = 65535;
 
 enum class EventKind {
   kSessionOpened,
@@ -205,7 +213,8 @@ class Scheduler {
                                                            Options options, EventSink *sink);
   ~Scheduler();
 
-  SessionId OpenSession(int64_t pid, std::string program, Micros now);
+  // queue_priority orders the session's waiting tasks when Options::queue_priority is on.
+  SessionId OpenSession(int64_t pid, std::string program, Micros now, uint32_t queue_priority = 0);
   // Ends every task of the session, cancels its waiters and grows, frees its context reserves.
   absl::Status CloseSession(SessionId session, Micros now);
 
@@ -290,6 +299,7 @@ class Scheduler {
     std::vector<ContextState> context;  // per GPU
     int pinned_gpu = -1;                // single / cg:N
     std::set<TaskId> tasks;
+    uint32_t queue_priority = 0;  // used only under Options::queue_priority
   };
   struct Task {
     SessionId session = 0;
@@ -301,7 +311,8 @@ class Scheduler {
     int gpu = -1;
     Micros since = 0;
     Micros deadline = 0;
-    uint64_t queue_seq = 0;
+    uint64_t order = 0;      // QueueKey at TaskBegin: its place in queue order, waiting or not
+    uint64_t queue_seq = 0;  // = order while it waits, 0 otherwise
     int reserved_gpu = -1;   // sticky reservation while it is the blocked queue head
     int preferred_gpu = -1;  // TaskRequest::preferred_pci_bus_id's GPU, -1 if none
     uint64_t min_warps = 0;  // mgb-sm: the fewest warps it needs free on any GPU (0 otherwise)
@@ -379,6 +390,8 @@ class Scheduler {
   void Release(TaskId id, Task &t);
   void Withdraw(TaskId id, Task &t, CancelReason reason, Micros now);
   void Enqueue(TaskId id, Task &t);
+  // A task's order: arrival order, led by the session's priority when that is on.
+  uint64_t QueueKey(const Session &s);
   void Dequeue(TaskId id, Task &t);
   void DropGrow(TaskId id, Task &t);
   void ChargeContext(Session &s, int gpu);
@@ -408,7 +421,7 @@ class Scheduler {
   EventSink *sink_;
   std::unordered_map<SessionId, Session> sessions_;
   std::unordered_map<TaskId, Task> tasks_;  // running and waiting
-  std::map<uint64_t, TaskId> waiting_;      // FIFO by queue_seq
+  std::map<uint64_t, TaskId> waiting_;      // by queue_seq: QueueKey's order
   // waiting_ split in two for backfilling: tasks of sessions that own a GPU (single / cg:N) go
   // only there, FIFO; the others are indexed by memory and (mgb-sm) warps.
   std::map<uint64_t, TaskId> waiting_pinned_;

@@ -6,11 +6,13 @@
 // whose minimum of some key is above its limit is skipped whole. Slots are assigned in queue
 // order; removed slots keep their position (keys set to "never") until the slot array is full,
 // then live entries are compacted, so memory stays proportional to the queue, not to history.
+// An entry added ahead of others (queue priority) is inserted in order and the tree rebuilt.
 #ifndef MGB_SERVICE_CORE_MGB_CORE_WAITING_INDEX_H
 #define MGB_SERVICE_CORE_MGB_CORE_WAITING_INDEX_H
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -27,8 +29,18 @@ class WaitingIndex {
     uint64_t id = 0;
   };
 
-  // `seq` must be larger than every seq added before.
+  // `seq` must differ from every live entry's. In arrival order (larger than every seq added
+  // before) it costs about O(log n); an earlier one (a queue priority placing it ahead of tasks
+  // already waiting) is inserted in order and the tree rebuilt, O(n).
   void Add(uint64_t seq, uint64_t id, const Keys &keys) {
+    if (!slots_.empty() && seq < slots_.back().seq) {
+      std::erase_if(slots_, [](const Slot &s) { return !s.live; });
+      slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(SlotOf(seq)),
+                    Slot{seq, id, keys, true});
+      ++live_;
+      Rebuild();
+      return;
+    }
     if (slots_.size() == capacity_) Grow();
     const size_t slot = slots_.size();
     slots_.push_back(Slot{seq, id, keys, true});
@@ -105,6 +117,11 @@ class WaitingIndex {
   // Full: drop removed slots, and double the capacity if more than half are live.
   void Grow() {
     std::erase_if(slots_, [](const Slot &s) { return !s.live; });
+    Rebuild();
+  }
+
+  // The tree from slots_ (all live), with room for twice as many.
+  void Rebuild() {
     while (capacity_ < 2 * std::max<size_t>(slots_.size(), 8)) capacity_ *= 2;
     tree_.assign(2 * capacity_, kNever);
     for (size_t i = 0; i < slots_.size(); ++i) tree_[capacity_ + i] = slots_[i].keys;

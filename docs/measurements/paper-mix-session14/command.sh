@@ -1,0 +1,1 @@
+cd .device && tar -xJf carry2/paper13.tar.xz && cd .. && PAPER_WORK=/tmp/pm timeout 575 bash scripts/paper/paper-mix.sh --bundle .device/paper13 --mgb-bin .device/bin --timeout 100 --runs "warm bound mgb@16 gpusched@10 gpusched@16 bound mgb@16 gpusched@10" --out $OUT/pm > $OUT/stdout.txt 2>&1
