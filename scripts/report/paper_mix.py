@@ -11,7 +11,7 @@ AIM_OVER_BOUND = 1.05   # issue 19: mgb's makespan at most 1.05x the bound
 AIM_VS_GPUSCHED = 0.15  # and at least 15% faster than GPU-Sched in the same call
 
 _STAMP = r"^\[\s*\d+s\] "
-_PATTERNS = {  # kind -> regex over one log line; groups: tag, workers, makespan, lost
+_PATTERNS = {  # kind -> regex over one of paper-mix.sh's log lines (load_call reads the groups)
     "bound": re.compile(_STAMP + r"(bound(?:-\d+)?): srad_v1 \S+ alone, as written: ([\d.]+) s, exit (\d+)"),
     "gpusched": re.compile(_STAMP + r"(gpusched-w(\d+)(?:-\d+)?): wall ([\d.]+) s, workloader's "
                            r"TOTAL_EXPERIMENT_TIME (\S+), jobs lost (\d+), exit (\d+)"),
@@ -149,8 +149,9 @@ def _median(runs):
 
 
 def comparisons(call):
-    """(mgb median, over bound, {gpusched workers: (its median, mgb's gain)}) for mgb's runs at
-    its most-run worker count; None when the call has no mgb run."""
+    """(mgb's worker count, its median, median / bound or None, {GPU-Sched workers: (its median,
+    mgb's gain, the bound's gain or None)}) for mgb's runs at its most-run worker count; None
+    when the call has no mgb run."""
     mgb = call.of("mgb")
     if not mgb:
         return None

@@ -2,7 +2,6 @@
 memory-binding mixes on one GPU against their bound, in one table each."""
 
 import markdown
-import metrics
 import paper_mix
 
 
@@ -32,7 +31,7 @@ def _mix_rows(runs, node):
 def section(calls, one_gpu_runs, one_gpu_node, one_gpu_dir):
     lines = ["## One GPU, side by side (issue 19)", ""]
     if calls:
-        lines += ["### The paper's mix `p100_50_16jobs_0`: mgb beside GPU-Sched, one device call per row", "",
+        lines += ["### The paper's mix `p100_50_16jobs_0`: mgb beside GPU-Sched, one device call (or round) per row", "",
                   "Each row is one call of `scripts/paper/paper-mix.sh` (its log): the same seven Rodinia "
                   "programs built as written (the bound: srad_v1 20000x20000 alone), through mgb-nvcc "
                   "(`mgb batch` under mgbd) and through GPU-Sched's passes (its scheduler, policy "

@@ -115,7 +115,7 @@ void Scheduler::Withdraw(TaskId id, Task &t, CancelReason reason, Micros now) {
     DropGrow(id, t);
     Emit(e);
   }
-  Release(id, t);
+  Release(t);
   gpus_[t.gpu].last_change = now;
   Emit(TaskEvent(EventKind::kTaskEnded, id, t, now));
 }
@@ -332,7 +332,7 @@ void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
   g.unallocated += Unallocated(t.memory, t.allocated);
   g.warps += t.warps;
   ++g.tasks;
-  g.placed.insert(id);
+  g.placed.emplace(t.order, id);
   const bool pins =
       options_.policy.kind == PolicyKind::kSingle || options_.policy.kind == PolicyKind::kCoreToGpu;
   if (pins && s.pinned_gpu < 0) {
@@ -386,9 +386,9 @@ void Scheduler::ReleaseSms(GpuState &g, Task &t) {
   t.sm_blocks.clear();
 }
 
-void Scheduler::Release(TaskId id, Task &t) {
+void Scheduler::Release(Task &t) {
   GpuState &g = gpus_[t.gpu];
-  g.placed.erase(id);
+  g.placed.erase(t.order);
   g.reserved -= t.memory;
   g.unallocated -= Unallocated(t.memory, t.allocated);
   g.warps -= t.warps;

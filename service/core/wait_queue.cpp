@@ -75,15 +75,8 @@ Scheduler::Shadow Scheduler::ShadowOfHead() const {
   shadow.capacity = g.spec.memory_bytes;
   shadow.sessions.push_back(head.session);
   shadow.held = head.memory + options_.context_reserve_bytes;
-  if (!options_.queue_priority) {
-    for (auto it = g.placed.upper_bound(head_task_); it != g.placed.end(); ++it) {
-      TakeShadow(shadow, tasks_.at(*it));
-    }
-    return shadow;
-  }
-  for (const TaskId id : g.placed) {
-    const Task &t = tasks_.at(id);
-    if (t.order > head.order) TakeShadow(shadow, t);
+  for (auto it = g.placed.upper_bound(head.order); it != g.placed.end(); ++it) {
+    TakeShadow(shadow, tasks_.at(it->second));
   }
   return shadow;
 }

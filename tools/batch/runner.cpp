@@ -15,6 +15,7 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "program_path.h"
@@ -59,7 +60,7 @@ const char *ErrnoText(int error) {
 std::vector<std::string> EnvironmentWith(uint32_t queue_priority) {
   std::vector<std::string> env;
   for (char **e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "MGB_QUEUE_PRIORITY=", 19) != 0) env.emplace_back(*e);
+    if (!std::string_view(*e).starts_with("MGB_QUEUE_PRIORITY=")) env.emplace_back(*e);
   }
   env.push_back("MGB_QUEUE_PRIORITY=" + std::to_string(queue_priority));
   return env;

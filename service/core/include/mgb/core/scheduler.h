@@ -286,11 +286,11 @@ class Scheduler {
     Micros last_change = 0;  // last placement, end, grow, usage report or context here
     uint64_t warps = 0;
     uint32_t tasks = 0;
-    uint32_t pinned_sessions = 0;  // single / cg:N
-    std::set<TaskId> placed;       // the tasks placed here, by id (= TaskBegin order)
-    std::vector<SmUse> sm_use;     // mgb-sm only
-    uint32_t next_sm = 0;          // mgb-sm round robin start
-    SmTotal sm_total;              // mgb-sm: sm_use summed (an O(1) bound on the room left)
+    uint32_t pinned_sessions = 0;       // single / cg:N
+    std::map<uint64_t, TaskId> placed;  // the tasks placed here, by Task::order
+    std::vector<SmUse> sm_use;          // mgb-sm only
+    uint32_t next_sm = 0;               // mgb-sm round robin start
+    SmTotal sm_total;                   // mgb-sm: sm_use summed (an O(1) bound on the room left)
   };
   enum class ContextState : uint8_t { kNone, kCharged, kConfirmed };
   struct Session {
@@ -387,7 +387,7 @@ class Scheduler {
   // Adds (charge) or takes back a task's blocks in the per-SM use and its totals; returns them.
   static uint64_t CountSms(GpuState &g, const LaunchShape &shape,
                            const std::vector<uint16_t> &sm_blocks, bool charge);
-  void Release(TaskId id, Task &t);
+  void Release(Task &t);
   void Withdraw(TaskId id, Task &t, CancelReason reason, Micros now);
   void Enqueue(TaskId id, Task &t);
   // A task's order: arrival order, led by the session's priority when that is on.
