@@ -6,6 +6,7 @@
 #define MGB_RUNTIME_SRC_CUDA_API_H
 
 #include <cstddef>
+#include <cstdint>
 
 #include <cuda_runtime_api.h>
 
@@ -67,6 +68,21 @@ class CudaApi {
   virtual cudaError_t GraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
                                        unsigned long long flags) = 0;
   virtual cudaError_t GraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) = 0;
+
+  // Virtual memory management (the driver's cuMem* calls): device addresses reserved when the
+  // program allocates, backed by memory on the GPU mgbd chose only when its task is placed, so a
+  // pointer never changes (docs/runtime.md, "Addresses"). Needs no CUDA context until the first
+  // CreatePhysical. Sizes and addresses are multiples of the granularity.
+  // cudaErrorNotSupported when the driver or a GPU lacks it (libmgb then binds eagerly).
+  virtual cudaError_t AddressGranularity(size_t *bytes) = 0;
+  virtual cudaError_t ReserveAddresses(size_t bytes, size_t alignment, uintptr_t *address) = 0;
+  virtual cudaError_t FreeAddresses(uintptr_t address, size_t bytes) = 0;
+  // Physical memory on `device`; released with ReleasePhysical once nothing maps it.
+  virtual cudaError_t CreatePhysical(size_t bytes, int device, uint64_t *handle) = 0;
+  virtual cudaError_t ReleasePhysical(uint64_t handle) = 0;
+  // Maps `handle` at [address, address + bytes) with read/write access from `device`.
+  virtual cudaError_t MapPhysical(uintptr_t address, size_t bytes, uint64_t handle, int device) = 0;
+  virtual cudaError_t UnmapPhysical(uintptr_t address, size_t bytes) = 0;
 };
 
 // The CudaApi the process-wide runtime (the C API) uses. libmgb.a defines it (the real CUDA

@@ -2,6 +2,7 @@
 // headers only; the symbols resolve against the program's own cudart at its final link, so libmgb
 // and the program share one CUDA runtime (one current device per thread).
 #include "cuda_api.h"
+#include "driver_vmm.h"
 
 #include <cuda_runtime_api.h>
 
@@ -106,6 +107,25 @@ class RealCudaApi final : public CudaApi {
   }
   cudaError_t GraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) override {
     return cudaGraphLaunch(exec, stream);
+  }
+  cudaError_t AddressGranularity(size_t *bytes) override {
+    return DriverVmm::Get().Granularity(bytes);
+  }
+  cudaError_t ReserveAddresses(size_t bytes, size_t alignment, uintptr_t *address) override {
+    return DriverVmm::Get().Reserve(bytes, alignment, address);
+  }
+  cudaError_t FreeAddresses(uintptr_t address, size_t bytes) override {
+    return DriverVmm::Get().Free(address, bytes);
+  }
+  cudaError_t CreatePhysical(size_t bytes, int device, uint64_t *handle) override {
+    return DriverVmm::Get().Create(bytes, device, handle);
+  }
+  cudaError_t ReleasePhysical(uint64_t handle) override { return DriverVmm::Get().Release(handle); }
+  cudaError_t MapPhysical(uintptr_t address, size_t bytes, uint64_t handle, int device) override {
+    return DriverVmm::Get().Map(address, bytes, handle, device);
+  }
+  cudaError_t UnmapPhysical(uintptr_t address, size_t bytes) override {
+    return DriverVmm::Get().Unmap(address, bytes);
   }
 };
 

@@ -55,9 +55,27 @@ struct LazyOp {
 
 enum class ObjectState { kUnbound, kBinding, kBound };
 
-// A device allocation made outside any task: a stand-in range until a launch binds it.
-struct LazyObject {
+// A piece of the reserved device address range, the unit that is mapped onto a GPU: a large
+// allocation has one of its own; small ones are packed into a span of one granule per thread (a
+// GPU maps whole granules, 2 MiB on an H100, so objects sharing one bind to one task together).
+// The span is mapped when its first object is bound and unmapped when its last object goes.
+struct AddressSpan {
   uintptr_t base = 0;
+  size_t size = 0;       // a multiple of the mapping granularity
+  size_t used = 0;       // bytes handed out to objects (packed spans fill from the start)
+  size_t live = 0;       // objects on it that still exist
+  bool open = false;     // small allocations may still be packed into it
+  bool mapped = false;   // backed by physical memory on `device`
+  uint64_t handle = 0;   // the physical memory, when mapped
+  int device = -1;       // when mapped
+  uint64_t task_id = 0;  // the task its memory is counted in, when mapped
+};
+
+// A device allocation made outside any task: an address the program keeps for good, with no
+// memory behind it until a launch binds it to a task (its span is then mapped on the task's GPU).
+struct LazyObject {
+  uintptr_t base = 0;           // the program's pointer, now and after binding
+  AddressSpan *span = nullptr;  // where it lives
   size_t size = 0;
   uint64_t seq = 0;  // creation order
   ObjectState state = ObjectState::kUnbound;

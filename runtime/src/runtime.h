@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda_api.h"
@@ -116,8 +117,14 @@ class Runtime {
   void Shutdown();
 
   // ---- introspection for tests and benchmarks
+  // An address libmgb handed out: device memory of the lazy layer (real, mapped or not yet) or a
+  // stream/event handle.
   bool IsStandIn(const void *ptr) const {
-    return arena_.Contains(reinterpret_cast<uintptr_t>(ptr));
+    auto address = reinterpret_cast<uintptr_t>(ptr);
+    return memory_.Contains(address) || handle_addresses_.Contains(address);
+  }
+  bool IsLazyMemory(const void *ptr) const {
+    return memory_.Contains(reinterpret_cast<uintptr_t>(ptr));
   }
   bool Managed() { return session_.Managed(); }
   // The task a bound stand-in belongs to (0 if unbound or not a stand-in).
@@ -172,7 +179,27 @@ class Runtime {
 
   // The lazy layer (runtime_lazy.cpp). Functions ending in Locked need mu_ held.
   Resolved ResolveLocked(std::unique_lock<std::mutex> &lock, const void *ptr);
+  // nullptr when the address range is exhausted.
   LazyObject *NewObjectLocked(size_t bytes);
+
+  // Spans (runtime_spans.cpp): the pieces of the reserved device range that get mapped.
+  // Whether lazy addresses can be handed out at all (CUDA's virtual memory management works);
+  // when not, the process binds eagerly from now on and says so once (MGB_TRACE).
+  bool LazyAddressesAvailable();
+  // The span a new object of `bytes` goes into (packed into this thread's open span when small).
+  AddressSpan *SpanForLocked(size_t bytes, size_t *offset);
+  // The objects on `span` (its base up to its end), in address order.
+  std::vector<LazyObject *> ObjectsOnLocked(const AddressSpan &span);
+  // Removes `object`; when it was the last on its span, the span is removed too and returned for
+  // DisposeSpan (its memory is unmapped outside mu_).
+  std::optional<AddressSpan> ForgetObjectLocked(LazyObject *object);
+  // Waits for the span's GPU, unmaps and releases its memory (uncounting it from its task) and
+  // gives its addresses back.
+  void DisposeSpan(const AddressSpan &span);
+  // Backs `span` with memory on `device` (counted in task_id by the caller).
+  cudaError_t MapSpan(AddressSpan *span, int device, uint64_t task_id);
+  // Moves a mapped span's memory to `device`, the data kept, the addresses unchanged.
+  cudaError_t RemapSpan(AddressSpan *span, int device);
   // Whether `bytes` more of captured host data stays within the configured limit.
   bool MayCaptureLocked(size_t bytes) const;
   void RecordLocked(std::shared_ptr<LazyOp> op);
@@ -201,11 +228,10 @@ class Runtime {
   };
   KernelResources ResourcesOf(const void *kernel);
   std::vector<uintptr_t> StandInsIn(const void *bytes, size_t size) const;
-  // Host bytes about to be copied straight into device memory, with every stand-in address among
-  // them bound (to `preferred` when it is a task) and replaced by its real address: a host array
-  // of device pointers copied to the device (a batched library call's pointer array) must hold
-  // real pointers there. Empty when the bytes hold no stand-in, or when no stand-in exists.
-  std::vector<unsigned char> TranslatedHostBytes(const void *src, size_t count, uint64_t preferred);
+  // Host bytes about to be copied straight into device memory: every unbound lazy address among
+  // them is bound (to `preferred` when it is a task), as a host array of device pointers copied
+  // to the device (a batched library call's pointer array) must point at mapped memory.
+  void BindAddressesIn(const void *src, size_t count, uint64_t preferred);
   // The GPU of the task owning a real device address among the words of args (-1: none).
   int DeviceOfRealWords(int nargs, const void *const *args, const size_t *arg_sizes);
 
@@ -240,13 +266,16 @@ class Runtime {
   const uint64_t id_;  // keys this runtime's per-thread state (an address could be reused)
   CudaApi &api_;
   Session session_;
-  StandInArena arena_;
+  StandInArena memory_;  // device addresses (CUDA virtual memory management): objects' spans
+  StandInArena handle_addresses_;  // host addresses (PROT_NONE): stand-in streams and events
 
   std::mutex bind_mu_;
   std::mutex mu_;
   std::condition_variable objects_cv_;
   std::map<uint64_t, std::unique_ptr<Task>> tasks_;
-  std::map<uintptr_t, std::unique_ptr<LazyObject>> objects_;  // by stand-in base
+  std::map<uintptr_t, std::unique_ptr<LazyObject>> objects_;  // by base
+  std::map<uintptr_t, std::unique_ptr<AddressSpan>> spans_;   // by base
+  std::map<std::thread::id, AddressSpan *> open_spans_;       // each thread's packing span
   std::map<uintptr_t, RealAllocation> reals_;                 // by real base
   std::map<uintptr_t, std::unique_ptr<LazyHandle>> handles_;
   std::map<const void *, std::vector<size_t>> param_sizes_;  // kernel -> parameter sizes

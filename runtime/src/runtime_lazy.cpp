@@ -24,10 +24,13 @@ Runtime::Resolved Runtime::ResolveLocked(std::unique_lock<std::mutex> &lock, con
 }
 
 LazyObject *Runtime::NewObjectLocked(size_t bytes) {
-  uintptr_t base = arena_.Allocate(bytes);
-  if (base == 0) return nullptr;
+  size_t offset = 0;
+  AddressSpan *span = SpanForLocked(bytes, &offset);
+  if (span == nullptr) return nullptr;
+  const uintptr_t base = span->base + offset;
   auto object = std::make_unique<LazyObject>();
   object->base = base;
+  object->span = span;
   object->size = bytes;
   object->seq = next_seq_++;
   object->owner = std::this_thread::get_id();
@@ -62,8 +65,7 @@ void Runtime::DropIfDeadLocked(LazyObject *object) {
       sources.push_back(op->src);
     }
   }
-  arena_.Release(object->base, object->size);
-  objects_.erase(object->base);
+  if (std::optional<AddressSpan> dead = ForgetObjectLocked(object)) DisposeSpan(*dead);  // unmapped
   for (LazyObject *source : sources) {
     --source->readers;
     DropIfDeadLocked(source);
@@ -80,6 +82,13 @@ std::optional<uintptr_t> Runtime::TranslateLocked(uintptr_t address) {
 }
 
 uint64_t Runtime::RealOwnerLocked(uintptr_t address) const {
+  if (memory_.Contains(address)) {  // a lazy buffer: its task once bound
+    auto object = objects_.upper_bound(address);
+    if (object == objects_.begin()) return 0;
+    const LazyObject &found = *std::prev(object)->second;
+    const bool inside = address < found.base + std::max<size_t>(found.size, 1);
+    return inside && found.state == ObjectState::kBound ? found.task_id : 0;
+  }
   auto it = reals_.upper_bound(address);
   if (it == reals_.begin()) return 0;
   --it;
@@ -92,7 +101,7 @@ std::vector<uintptr_t> Runtime::StandInsIn(const void *bytes, size_t size) const
   for (size_t offset = 0; offset + sizeof(uintptr_t) <= size; offset += sizeof(uintptr_t)) {
     uintptr_t word;
     std::memcpy(&word, start + offset, sizeof word);
-    if (arena_.Contains(word)) found.push_back(word);
+    if (memory_.Contains(word)) found.push_back(word);
   }
   return found;
 }
@@ -135,6 +144,10 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
     work.pop_back();
     if (object->state != ObjectState::kUnbound) continue;
     fresh.push_back(object);
+    // Objects sharing its span share its memory: they bind to the same task.
+    for (LazyObject *mate : ObjectsOnLocked(*object->span)) {
+      if (mate->state == ObjectState::kUnbound && seen.insert(mate).second) work.push_back(mate);
+    }
     for (const auto &op : object->ops) {
       std::vector<LazyObject *> reached = {op->dst, op->src};
       for (size_t offset : op->standin_words) {
@@ -166,23 +179,36 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
   }
   // Bound to another task on another GPU: migrate (see docs/runtime.md). Memory of another
   // task on the same GPU is reachable as it is: it stays where it is, in its own task.
-  std::vector<LazyObject *> movers;
+  std::vector<LazyObject *> movers;  // one object per span: the whole span moves
+  std::set<AddressSpan *> moving;
   auto device_of = [&](uint64_t task) {
     auto it = tasks_.find(task);
     return it == tasks_.end() ? -1 : it->second->device;
   };
   for (LazyObject *object : named) {
     if (object->state == ObjectState::kBound && object->task_id != target &&
-        (target == 0 || device_of(object->task_id) != device_of(target))) {
+        (target == 0 || device_of(object->task_id) != device_of(target)) &&
+        moving.insert(object->span).second) {
       movers.push_back(object);
     }
   }
+  // The memory to reserve: every span of the fresh objects, none of which is mapped yet.
   uint64_t fresh_bytes = 0;
+  std::set<AddressSpan *> fresh_spans;
   std::vector<std::shared_ptr<LazyOp>> ops;
   for (LazyObject *object : fresh) {
     object->state = ObjectState::kBinding;
-    fresh_bytes += object->size;
+    if (fresh_spans.insert(object->span).second) fresh_bytes += object->span->size;
     ops.insert(ops.end(), object->ops.begin(), object->ops.end());
+  }
+  for (AddressSpan *span : fresh_spans) {  // nothing more is packed into a span once it binds
+    span->open = false;
+    for (auto it = open_spans_.begin(); it != open_spans_.end(); ++it) {
+      if (it->second == span) {
+        open_spans_.erase(it);
+        break;
+      }
+    }
   }
   std::sort(ops.begin(), ops.end(), [](const auto &a, const auto &b) { return a->seq < b->seq; });
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
@@ -231,22 +257,25 @@ cudaError_t Runtime::Materialize(uint64_t task_id, const std::vector<LazyObject 
                                  const std::vector<std::shared_ptr<LazyOp>> &ops) {
   cudaError_t error = cudaSuccess;
   uint64_t reserved = 0, allocated = 0;
-  std::vector<LazyObject *> placed;
+  int device = task_id != 0 ? DeviceOfTask(task_id) : CurrentDevice();
+  // Each span is mapped on the task's GPU once; its objects' addresses become real where they are.
+  std::set<AddressSpan *> spans;
   for (LazyObject *object : fresh) {
-    reserved += object->size;
-    void *real = nullptr;
-    if (error == cudaSuccess) error = api_.Malloc(&real, object->size);
-    if (error != cudaSuccess) continue;
-    allocated += object->size;
-    placed.push_back(object);
+    AddressSpan *span = object->span;
+    if (spans.insert(span).second) {
+      reserved += span->size;
+      if (error == cudaSuccess && !span->mapped) {
+        error = device < 0 ? cudaErrorNoDevice : MapSpan(span, device, task_id);
+        if (error == cudaSuccess) allocated += span->size;
+      }
+    }
     std::lock_guard lock(mu_);
-    object->real = real;
+    if (!span->mapped) continue;
+    object->real = reinterpret_cast<void *>(object->base);
     object->task_id = task_id;
-    reals_[reinterpret_cast<uintptr_t>(real)] = RealAllocation{object->size, task_id};
     if (auto it = tasks_.find(task_id); it != tasks_.end()) ++it->second->objects;
   }
   CommitInTask(task_id, reserved, allocated);
-  int device = task_id != 0 ? DeviceOfTask(task_id) : CurrentDevice();
   std::set<cudaStream_t> streams;
   for (const auto &op : ops) {
     if (error != cudaSuccess) break;
@@ -254,26 +283,11 @@ cudaError_t Runtime::Materialize(uint64_t task_id, const std::vector<LazyObject 
     cudaStream_t stream = op->async ? StreamOn(op->stream, device) : nullptr;
     if (op->async) streams.insert(stream);
     switch (op->kind) {
-      case LazyOp::Kind::kCopyIn: {
-        const void *src = op->bytes.data();
-        std::vector<unsigned char> translated;
-        if (!op->standin_words.empty()) {  // device-side pointers recorded as stand-ins
-          translated = op->bytes;
-          std::lock_guard lock(mu_);
-          for (size_t offset : op->standin_words) {
-            uintptr_t word;
-            std::memcpy(&word, translated.data() + offset, sizeof word);
-            if (std::optional<uintptr_t> real = TranslateLocked(word)) {
-              std::memcpy(translated.data() + offset, &*real, sizeof word);
-            }
-          }
-          src = translated.data();
-        }
-        error = op->async ? api_.MemcpyAsync(dst, src, op->count, cudaMemcpyHostToDevice, stream)
-                          : api_.Memcpy(dst, src, op->count, cudaMemcpyHostToDevice);
-        if (op->async && !translated.empty()) api_.StreamSynchronize(stream);
+      case LazyOp::Kind::kCopyIn:  // lazy addresses in the bytes are real: copied as they are
+        error = op->async ? api_.MemcpyAsync(dst, op->bytes.data(), op->count,
+                                             cudaMemcpyHostToDevice, stream)
+                          : api_.Memcpy(dst, op->bytes.data(), op->count, cudaMemcpyHostToDevice);
         break;
-      }
       case LazyOp::Kind::kCopy2DIn:
         error = api_.Memcpy2D(dst, op->dst_pitch, op->bytes.data(), op->count, op->count,
                               op->height, cudaMemcpyHostToDevice);
@@ -293,64 +307,67 @@ cudaError_t Runtime::Materialize(uint64_t task_id, const std::vector<LazyObject 
   // Captured host bytes must outlive the asynchronous copies reading them.
   for (cudaStream_t stream : streams) api_.StreamSynchronize(stream);
 
-  std::vector<void *> zombies;  // freed by the program before binding: free after replay
+  // Objects the program freed before binding (kept for the ops that read them) go now.
+  std::vector<AddressSpan> dead;
   {
     std::lock_guard lock(mu_);
     for (LazyObject *object : fresh) {
       object->ops.clear();
       object->readers = 0;
       object->state = object->real != nullptr ? ObjectState::kBound : ObjectState::kUnbound;
-      if (object->freed && object->real != nullptr) zombies.push_back(object->real);
     }
     for (LazyObject *object : fresh) {
       if (object->freed && object->real != nullptr) {
         if (auto it = tasks_.find(task_id); it != tasks_.end()) --it->second->objects;
-        arena_.Release(object->base, object->size);
-        objects_.erase(object->base);
+        if (std::optional<AddressSpan> span = ForgetObjectLocked(object)) dead.push_back(*span);
       }
     }
   }
   objects_cv_.notify_all();
-  for (void *real : zombies) ReleaseReal(real);
+  for (const AddressSpan &span : dead) DisposeSpan(span);
   return error;
 }
 
 cudaError_t Runtime::Migrate(LazyObject *object, uint64_t task_id) {
+  // The object's whole span moves, with every object on it (they share its memory).
+  AddressSpan *span;
+  std::vector<LazyObject *> on;
   uint64_t from_task;
-  void *from;
-  size_t size;
   {
     std::lock_guard lock(mu_);
-    object->state = ObjectState::kBinding;
-    from_task = object->task_id;
-    from = object->real;
-    size = object->size;
+    span = object->span;
+    from_task = span->task_id;
+    on = ObjectsOnLocked(*span);
+    for (LazyObject *mate : on) mate->state = ObjectState::kBinding;
   }
-  int from_device = DeviceOfTask(from_task), to_device = DeviceOfTask(task_id);
+  const size_t size = span->size;
+  int from_device = span->device, to_device = DeviceOfTask(task_id);
   cudaError_t error = cudaSuccess;
-  void *to = nullptr;
   if (ReserveInTask(task_id, size) != Reserve::kDone) {
     error = cudaErrorMemoryAllocation;
+    CommitInTask(task_id, size, 0);
   } else {
-    error = api_.Malloc(&to, size);
+    error = to_device < 0 ? cudaErrorNoDevice : RemapSpan(span, to_device);
     CommitInTask(task_id, size, error == cudaSuccess ? size : 0);
-  }
-  if (error == cudaSuccess) {
-    error = api_.MemcpyPeer(to, to_device, from, from_device < 0 ? to_device : from_device, size);
   }
   bool end_old = false;
   {
     std::lock_guard lock(mu_);
     if (error == cudaSuccess) {
-      object->real = to;
-      object->task_id = task_id;
-      reals_[reinterpret_cast<uintptr_t>(to)] = RealAllocation{size, task_id};
-      if (auto it = tasks_.find(task_id); it != tasks_.end()) ++it->second->objects;
+      span->task_id = task_id;
+      size_t moved = 0;
+      for (LazyObject *mate : on) {
+        if (mate->task_id != from_task) continue;
+        mate->task_id = task_id;
+        ++moved;
+      }
+      if (auto it = tasks_.find(task_id); it != tasks_.end()) it->second->objects += moved;
       if (auto it = tasks_.find(from_task); it != tasks_.end()) {
-        end_old = --it->second->objects == 0 && it->second->lazy && it->second->depth == 0;
+        it->second->objects -= std::min(it->second->objects, moved);
+        end_old = it->second->objects == 0 && it->second->lazy && it->second->depth == 0;
       }
     }
-    object->state = ObjectState::kBound;
+    for (LazyObject *mate : on) mate->state = ObjectState::kBound;
   }
   objects_cv_.notify_all();
   if (error != cudaSuccess) return error;
@@ -359,7 +376,7 @@ cudaError_t Runtime::Migrate(LazyObject *object, uint64_t task_id) {
                "launch used memory of two tasks\n",
                size, from_device, static_cast<unsigned long long>(from_task), to_device,
                static_cast<unsigned long long>(task_id));
-  ReleaseReal(from);
+  ReleaseFromTask(from_task, size);
   if (end_old) FinishTask(from_task);
   return cudaSuccess;
 }
@@ -432,21 +449,16 @@ void *Runtime::RealPtr(const void *ptr) {
   if (real) return reinterpret_cast<void *>(*real);
   // Never silently: the kernel or library receiving it will fail, and this says why.
   std::fprintf(stderr,
-               "mgb: device memory at stand-in %p could not be placed on a GPU (freed, "
-               "or refused by mgbd): the call receives an address that is not real\n",
+               "mgb: device memory at %p could not be mapped on a GPU (freed, or refused "
+               "by mgbd): the call receives an address with no memory behind it\n",
                ptr);
   return const_cast<void *>(ptr);
 }
 
 void Runtime::TranslateWords(void *bytes, size_t size) {
-  auto *start = static_cast<unsigned char *>(bytes);
-  for (size_t offset = 0; offset + sizeof(uintptr_t) <= size; offset += sizeof(uintptr_t)) {
-    void *word;
-    std::memcpy(&word, start + offset, sizeof word);
-    if (!IsStandIn(word)) continue;
-    void *real = RealPtr(word);
-    std::memcpy(start + offset, &real, sizeof real);
-  }
+  // Binds the lazy buffers the words name; the bytes stay as they are (the addresses are real),
+  // so a word of data that only looks like one of them is never changed.
+  for (uintptr_t word : StandInsIn(bytes, size)) RealPtr(reinterpret_cast<const void *>(word));
 }
 
 cudaError_t Runtime::LaunchPrepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel,
@@ -496,15 +508,14 @@ cudaError_t Runtime::PreparePointers(const char *site, int n, const void *const 
                        sizes.data());
 }
 
-std::vector<unsigned char> Runtime::TranslatedHostBytes(const void *src, size_t count,
-                                                        uint64_t preferred) {
+void Runtime::BindAddressesIn(const void *src, size_t count, uint64_t preferred) {
   {
     std::lock_guard lock(mu_);
-    if (objects_.empty()) return {};
+    if (objects_.empty()) return;
   }
-  if (src == nullptr || count > session_.Config().pointer_scan_limit_bytes) return {};
+  if (src == nullptr || count > session_.Config().pointer_scan_limit_bytes) return;
   std::vector<uintptr_t> found = StandInsIn(src, count);
-  if (found.empty()) return {};
+  if (found.empty()) return;
   std::vector<uintptr_t> unbound;
   {
     std::unique_lock lock(mu_);
@@ -517,18 +528,6 @@ std::vector<unsigned char> Runtime::TranslatedHostBytes(const void *src, size_t 
     }
   }
   if (!unbound.empty()) Bind(unbound, LaunchShape{}, "a copy of device pointers", preferred);
-  std::vector<unsigned char> bytes(static_cast<const unsigned char *>(src),
-                                   static_cast<const unsigned char *>(src) + count);
-  std::lock_guard lock(mu_);
-  for (size_t offset = 0; offset + sizeof(uintptr_t) <= count; offset += sizeof(uintptr_t)) {
-    uintptr_t word;
-    std::memcpy(&word, bytes.data() + offset, sizeof word);
-    if (!arena_.Contains(word)) continue;
-    if (std::optional<uintptr_t> real = TranslateLocked(word)) {
-      std::memcpy(bytes.data() + offset, &*real, sizeof word);
-    }
-  }
-  return bytes;
 }
 
 const std::vector<size_t> &Runtime::ParamSizes(const void *func) {

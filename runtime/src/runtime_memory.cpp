@@ -40,16 +40,20 @@ cudaError_t Runtime::Malloc(void **ptr, size_t bytes) {
     *ptr = nullptr;
     return cudaSuccess;
   }
+  // Outside a task the address is reserved now and mapped when a launch binds it; without CUDA's
+  // virtual memory management the allocation is real at once instead (eager binding).
+  const bool lazy_possible = CurrentTaskId() != 0 || Eager() || LazyAddressesAvailable();
   if (uint64_t task = AllocationTask(bytes)) {
     cudaError_t error = GuardedMalloc(task, ptr, bytes);
     if (error == cudaSuccess) HoldTask(*ptr);
     return error;
   }
+  if (!lazy_possible || Eager()) return api_.Malloc(ptr, bytes);  // no task could be had
   if (ptr == nullptr) return cudaErrorInvalidValue;
   std::lock_guard lock(mu_);
   LazyObject *object = NewObjectLocked(bytes);
   if (object == nullptr) {
-    std::fprintf(stderr, "mgb: out of stand-in address space allocating %zu bytes\n", bytes);
+    std::fprintf(stderr, "mgb: out of reserved device addresses allocating %zu bytes\n", bytes);
     return cudaErrorMemoryAllocation;
   }
   *ptr = reinterpret_cast<void *>(object->base);
@@ -111,8 +115,8 @@ cudaError_t Runtime::MallocManaged(void **ptr, size_t bytes, unsigned int flags)
 
 cudaError_t Runtime::Free(void *ptr) {
   if (!session_.Managed() || !IsStandIn(ptr)) return ReleaseReal(ptr);
-  void *real = nullptr;
   uint64_t task_id = 0;
+  std::optional<AddressSpan> dead;
   {
     std::unique_lock lock(mu_);
     Resolved resolved = ResolveLocked(lock, ptr);
@@ -123,12 +127,11 @@ cudaError_t Runtime::Free(void *ptr) {
       DropIfDeadLocked(object);
       return cudaSuccess;
     }
-    real = object->real;
     task_id = object->task_id;
-    arena_.Release(object->base, object->size);
-    objects_.erase(object->base);
+    dead = ForgetObjectLocked(object);
   }
-  cudaError_t error = ReleaseReal(real);
+  if (dead) DisposeSpan(*dead);
+  cudaError_t error = cudaSuccess;
   bool end_task = false;
   {
     std::lock_guard lock(mu_);
@@ -148,20 +151,19 @@ cudaError_t Runtime::Memcpy(void *dst, const void *src, size_t count, cudaMemcpy
                   : api_.Memcpy(d, s, count, kind);
   };
   if (!session_.Managed()) return plain(dst, src, -1);
-  // Host bytes go into real device memory with their stand-in addresses translated (an array of
-  // device pointers for a batched library call); the translated copy must outlive the copy.
+  // Host bytes going into real device memory may hold lazy addresses (an array of device pointers
+  // for a batched library call): those buffers are bound first, to the destination's task, so
+  // that the device code reading the array finds them mapped.
   auto direct = [&](void *d, const void *s, int device) {
-    if (kind != cudaMemcpyHostToDevice) return plain(d, s, device);
-    uint64_t owner;
-    {
-      std::lock_guard lock(mu_);
-      owner = RealOwnerLocked(reinterpret_cast<uintptr_t>(d));
+    if (kind == cudaMemcpyHostToDevice) {
+      uint64_t owner;
+      {
+        std::lock_guard lock(mu_);
+        owner = RealOwnerLocked(reinterpret_cast<uintptr_t>(d));
+      }
+      BindAddressesIn(s, count, owner);
     }
-    std::vector<unsigned char> translated = TranslatedHostBytes(s, count, owner);
-    if (translated.empty()) return plain(d, s, device);
-    cudaError_t error = plain(d, translated.data(), device);
-    if (error == cudaSuccess && stream) error = api_.StreamSynchronize(StreamOn(*stream, device));
-    return error;
+    return plain(d, s, device);
   };
   bool dst_standin = IsStandIn(dst), src_standin = IsStandIn(src);
   if (!dst_standin && !src_standin) return direct(dst, src, CurrentDevice());
@@ -192,7 +194,7 @@ cudaError_t Runtime::Memcpy(void *dst, const void *src, size_t count, cudaMemcpy
         for (size_t offset = 0; offset + sizeof(uintptr_t) <= count; offset += sizeof(uintptr_t)) {
           uintptr_t word;
           std::memcpy(&word, op->bytes.data() + offset, sizeof word);
-          if (arena_.Contains(word)) op->standin_words.push_back(offset);
+          if (memory_.Contains(word)) op->standin_words.push_back(offset);
         }
       } else {
         op->src = s.object;

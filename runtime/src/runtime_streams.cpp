@@ -45,7 +45,7 @@ cudaStream_t Runtime::RealStream(cudaStream_t stream) {
 cudaError_t Runtime::StreamCreate(cudaStream_t *stream, unsigned int flags) {
   if (!session_.Managed()) return api_.StreamCreateWithFlags(stream, flags);
   if (stream == nullptr) return cudaErrorInvalidValue;
-  uintptr_t address = arena_.Allocate(1);
+  uintptr_t address = handle_addresses_.Allocate(1);
   if (address == 0) return cudaErrorMemoryAllocation;
   auto handle = std::make_unique<LazyHandle>();
   handle->flags = flags;
@@ -58,7 +58,7 @@ cudaError_t Runtime::StreamCreate(cudaStream_t *stream, unsigned int flags) {
 cudaError_t Runtime::EventCreate(cudaEvent_t *event, unsigned int flags) {
   if (!session_.Managed()) return api_.EventCreateWithFlags(event, flags);
   if (event == nullptr) return cudaErrorInvalidValue;
-  uintptr_t address = arena_.Allocate(1);
+  uintptr_t address = handle_addresses_.Allocate(1);
   if (address == 0) return cudaErrorMemoryAllocation;
   auto handle = std::make_unique<LazyHandle>();
   handle->is_event = true;
@@ -92,7 +92,7 @@ cudaError_t Runtime::StreamDestroy(cudaStream_t stream) {
     handle = std::move(it->second);
     handles_.erase(it);
   }
-  arena_.Release(reinterpret_cast<uintptr_t>(stream), 1);
+  handle_addresses_.Release(reinterpret_cast<uintptr_t>(stream), 1);
   return ForEachReal(handle->real, [&](void *real) {
     return api_.StreamDestroy(static_cast<cudaStream_t>(real));
   });
@@ -108,7 +108,7 @@ cudaError_t Runtime::EventDestroy(cudaEvent_t event) {
     handle = std::move(it->second);
     handles_.erase(it);
   }
-  arena_.Release(reinterpret_cast<uintptr_t>(event), 1);
+  handle_addresses_.Release(reinterpret_cast<uintptr_t>(event), 1);
   return ForEachReal(handle->real,
                      [&](void *real) { return api_.EventDestroy(static_cast<cudaEvent_t>(real)); });
 }

@@ -10,10 +10,27 @@ namespace mgb::runtime {
 
 namespace {
 std::atomic<uint64_t> next_runtime_id{1};
+}  // namespace
+
+// Device addresses for the lazy layer: one range reserved through CUDA at the first lazy
+// allocation, aligned to (and handed out in) the GPUs' mapping granularity.
+static StandInArena::Reservation ReserveDeviceAddresses(CudaApi &api, size_t bytes) {
+  size_t granularity = 0;
+  uintptr_t base = 0;
+  if (api.AddressGranularity(&granularity) != cudaSuccess || granularity == 0 ||
+      api.ReserveAddresses(bytes, granularity, &base) != cudaSuccess) {
+    return {};
+  }
+  return {base, granularity};
 }
 
 Runtime::Runtime(CudaApi &api, SessionConfig config)
-    : id_(next_runtime_id++), api_(api), session_(std::move(config)) {
+    : id_(next_runtime_id++),
+      api_(api),
+      session_(std::move(config)),
+      memory_(
+          size_t{1} << 40, [&api](size_t bytes) { return ReserveDeviceAddresses(api, bytes); },
+          [&api](uintptr_t base, size_t bytes) { api.FreeAddresses(base, bytes); }) {
   eager_ = session_.Config().eager;
 }
 

@@ -7,40 +7,60 @@
 namespace mgb::runtime {
 
 namespace {
-constexpr size_t kAlignment = 256;  // what cudaMalloc guarantees
+
+StandInArena::Reservation HostReservation(size_t bytes) {
+  void *p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr, "mgb: cannot reserve %zu bytes of address space for handles\n", bytes);
+    return {};
+  }
+  return {reinterpret_cast<uintptr_t>(p), 256};  // 256: what cudaMalloc guarantees
 }
 
-StandInArena::StandInArena(size_t reserve_bytes) : size_(reserve_bytes) {}
+}  // namespace
+
+StandInArena::StandInArena(size_t reserve_bytes)
+    : StandInArena(reserve_bytes, HostReservation, [](uintptr_t base, size_t bytes) {
+        munmap(reinterpret_cast<void *>(base), bytes);
+      }) {}
+
+StandInArena::StandInArena(size_t reserve_bytes, Reserve reserve, Unreserve unreserve)
+    : size_(reserve_bytes), reserve_(std::move(reserve)), unreserve_(std::move(unreserve)) {}
 
 StandInArena::~StandInArena() {
   uintptr_t base = base_.load();
-  if (base != 0) munmap(reinterpret_cast<void *>(base), size_);
+  if (base != 0) unreserve_(base, size_);
 }
 
-size_t StandInArena::Rounded(size_t bytes) {
+size_t StandInArena::Rounded(size_t bytes) const {
   if (bytes == 0) bytes = 1;
-  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  return (bytes + alignment_ - 1) / alignment_ * alignment_;
 }
 
 void StandInArena::ReserveOnce() {
   std::call_once(reserved_, [this] {
-    void *p = mmap(nullptr, size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-      std::fprintf(stderr, "mgb: cannot reserve %zu bytes of address space for stand-ins\n", size_);
+    Reservation reservation = reserve_(size_);
+    if (reservation.base == 0 || reservation.alignment == 0 || reservation.alignment * 2 > size_) {
       return;
     }
-    // Skip the first page so that no stand-in is ever the range's base: a zero offset bug shows.
-    uintptr_t base = reinterpret_cast<uintptr_t>(p);
+    alignment_ = reservation.alignment;
+    // Skip the first piece so that no range handed out is the reservation's base: a zero offset
+    // bug shows.
     {
       std::lock_guard lock(mu_);
-      free_.emplace(base + kAlignment, size_ - kAlignment);
+      free_.emplace(reservation.base + alignment_, size_ - alignment_);
     }
-    base_.store(base, std::memory_order_release);
+    base_.store(reservation.base, std::memory_order_release);
   });
 }
 
-uintptr_t StandInArena::Allocate(size_t bytes) {
+bool StandInArena::Reserved() {
   ReserveOnce();
+  return base_.load(std::memory_order_acquire) != 0;
+}
+
+uintptr_t StandInArena::Allocate(size_t bytes) {
+  if (!Reserved()) return 0;
   size_t need = Rounded(bytes);
   std::lock_guard lock(mu_);
   for (auto it = free_.begin(); it != free_.end(); ++it) {

@@ -1,12 +1,20 @@
 #include "fake_cuda.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 namespace mgb::test {
 
 FakeCudaApi::~FakeCudaApi() {
-  for (auto &[address, allocation] : allocations_) std::free(reinterpret_cast<void *>(address));
+  for (auto &[address, allocation] : allocations_) {
+    if (!allocation.mapped) std::free(reinterpret_cast<void *>(address));
+  }
+  for (auto &[handle, physical] : physical_) close(physical.fd);
+  for (auto &[base, reserved] : reservations_) munmap(reserved.first, reserved.second);
   for (auto &[handle, device] : streams_) std::free(handle);
   for (auto &[handle, device] : events_) std::free(handle);
   for (auto &[handle, graph] : graphs_) std::free(handle);
@@ -426,6 +434,95 @@ cudaError_t FakeCudaApi::GraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) 
     body(run);
   }
   return cudaSuccess;
+}
+
+cudaError_t FakeCudaApi::AddressGranularity(size_t *bytes) {
+  if (granularity_ == 0) return cudaErrorNotSupported;
+  *bytes = granularity_;
+  return cudaSuccess;
+}
+
+cudaError_t FakeCudaApi::ReserveAddresses(size_t bytes, size_t alignment, uintptr_t *address) {
+  if (granularity_ == 0) return cudaErrorNotSupported;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  alignment = std::max(alignment, page);
+  size_t length = bytes + alignment;
+  void *p = mmap(nullptr, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return cudaErrorMemoryAllocation;
+  uintptr_t base = (reinterpret_cast<uintptr_t>(p) + alignment - 1) / alignment * alignment;
+  std::lock_guard lock(mu_);
+  reservations_[base] = {p, length};
+  *address = base;
+  return cudaSuccess;
+}
+
+cudaError_t FakeCudaApi::FreeAddresses(uintptr_t address, size_t) {
+  std::lock_guard lock(mu_);
+  auto it = reservations_.find(address);
+  if (it == reservations_.end()) return cudaErrorInvalidValue;
+  munmap(it->second.first, it->second.second);
+  reservations_.erase(it);
+  return cudaSuccess;
+}
+
+cudaError_t FakeCudaApi::CreatePhysical(size_t bytes, int device, uint64_t *handle) {
+  if (device < 0 || device >= devices_) return cudaErrorInvalidDevice;
+  if (granularity_ == 0 || bytes % granularity_ != 0) return cudaErrorInvalidValue;
+  int fd = memfd_create("fake-gpu-memory", 0);
+  if (fd < 0 || ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    if (fd >= 0) close(fd);
+    return cudaErrorMemoryAllocation;
+  }
+  std::lock_guard lock(mu_);
+  *handle = next_physical_++;
+  physical_[*handle] = Physical{fd, device, bytes};
+  return cudaSuccess;
+}
+
+cudaError_t FakeCudaApi::ReleasePhysical(uint64_t handle) {
+  std::lock_guard lock(mu_);
+  auto it = physical_.find(handle);
+  if (it == physical_.end()) return cudaErrorInvalidValue;
+  close(it->second.fd);  // the mappings keep the memory until they go, as the driver does
+  physical_.erase(it);
+  return cudaSuccess;
+}
+
+cudaError_t FakeCudaApi::MapPhysical(uintptr_t address, size_t bytes, uint64_t handle, int device) {
+  Log("MapPhysical", reinterpret_cast<void *>(address), bytes);
+  std::lock_guard lock(mu_);
+  auto it = physical_.find(handle);
+  if (it == physical_.end() || it->second.size != bytes || it->second.device != device) {
+    return cudaErrorInvalidValue;
+  }
+  void *p = mmap(reinterpret_cast<void *>(address), bytes, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_FIXED, it->second.fd, 0);
+  if (p == MAP_FAILED) return cudaErrorInvalidValue;
+  allocations_[address] = Allocation{device, bytes, true};
+  return cudaSuccess;
+}
+
+cudaError_t FakeCudaApi::UnmapPhysical(uintptr_t address, size_t bytes) {
+  Log("UnmapPhysical", reinterpret_cast<void *>(address), bytes);
+  std::lock_guard lock(mu_);
+  auto it = allocations_.find(address);
+  if (it == allocations_.end() || !it->second.mapped || it->second.size != bytes) {
+    return cudaErrorInvalidValue;
+  }
+  allocations_.erase(it);
+  // Back to a reservation: addresses kept, no memory, any touch faults.
+  mmap(reinterpret_cast<void *>(address), bytes, PROT_NONE,
+       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  return cudaSuccess;
+}
+
+size_t FakeCudaApi::PhysicalBytesOn(int device) {
+  std::lock_guard lock(mu_);
+  size_t total = 0;
+  for (const auto &[handle, physical] : physical_) {
+    if (physical.device == device) total += physical.size;
+  }
+  return total;
 }
 
 }  // namespace mgb::test

@@ -105,6 +105,24 @@ class FakeCudaApi final : public runtime::CudaApi {
   cudaError_t GraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
                                unsigned long long flags) override;
   cudaError_t GraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) override;
+  // Virtual memory management as the driver does it: addresses reserved with mmap(PROT_NONE),
+  // physical memory a memfd, mapped at those addresses (MAP_SHARED | MAP_FIXED), so data survives
+  // a remap exactly as on a GPU. Reserving and freeing addresses is not logged (no GPU is
+  // touched); mapping and unmapping are ("MapPhysical", "UnmapPhysical").
+  cudaError_t AddressGranularity(size_t *bytes) override;
+  cudaError_t ReserveAddresses(size_t bytes, size_t alignment, uintptr_t *address) override;
+  cudaError_t FreeAddresses(uintptr_t address, size_t bytes) override;
+  cudaError_t CreatePhysical(size_t bytes, int device, uint64_t *handle) override;
+  cudaError_t ReleasePhysical(uint64_t handle) override;
+  cudaError_t MapPhysical(uintptr_t address, size_t bytes, uint64_t handle, int device) override;
+  cudaError_t UnmapPhysical(uintptr_t address, size_t bytes) override;
+
+  // ---- test controls for virtual memory management
+  // The mapping granularity (a host page, 4 KiB, by default: the fake maps host pages; a GPU's is
+  // 2 MiB); 0: the driver has no virtual memory management (cudaErrorNotSupported).
+  void SetGranularity(size_t bytes) { granularity_ = bytes; }
+  // Physical memory made and not yet released, in bytes, on `device`.
+  size_t PhysicalBytesOn(int device);
 
  private:
   struct RecordedLaunch {
@@ -127,7 +145,17 @@ class FakeCudaApi final : public runtime::CudaApi {
   struct Allocation {
     int device;
     size_t size;
+    bool mapped = false;  // a MapPhysical mapping (not malloc'ed)
   };
+  struct Physical {
+    int fd;
+    int device;
+    size_t size;
+  };
+  size_t granularity_ = 4096;
+  uint64_t next_physical_ = 1;
+  std::map<uint64_t, Physical> physical_;
+  std::map<uintptr_t, std::pair<void *, size_t>> reservations_;  // aligned base -> mmap's
   struct KernelInfo {
     std::vector<size_t> param_sizes;
     Kernel body;
