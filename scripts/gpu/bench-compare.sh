@@ -8,6 +8,8 @@ set -uo pipefail
 [ $# -eq 3 ] || { sed -n '2,6p' "$0"; exit 2; }
 before=$1 after=$2 mgbd=$3
 for f in "$before" "$after" "$mgbd"; do [ -x "$f" ] || { echo "bench-compare: $f is not executable" >&2; exit 2; }; done
+# The packed benchmarks find gRPC and the rest in .device/lib, as run-all.sh has them.
+export LD_LIBRARY_PATH="$(cd "$(dirname "$after")/.." && pwd)/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 work=$(mktemp -d /tmp/mgb-bench-compare.XXXXXX)
 export MGB_SOCKET="$work/mgbd.sock"
 "$mgbd" --socket "$MGB_SOCKET" >"$work/mgbd.log" 2>&1 & pid=$!
