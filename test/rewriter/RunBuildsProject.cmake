@@ -107,6 +107,25 @@ if(NOT rc EQUAL 0)
 endif()
 expect_symbols("wrapped.o;U mgb_cudaMalloc" "ccbin.o;U mgb_launch_prepare")
 
+# Dependency files the compiler names itself (-MD without -o or -MF: SOURCE.d here; -Wp,-MD,FILE)
+# name the sources, not the drivers' temporary copies.
+file(MAKE_DIRECTORY ${OUT}/deps)
+foreach(cmd "${MGB_CC};-std=c99;-I../src;-I/usr/local/cuda/include;-MD;-c;../src/helper.c"
+            "${MGB_CC};-std=c99;-I../src;-I/usr/local/cuda/include;-Wp,-MD,wp.d;-c;../src/helper.c;-o;wp.o"
+            "${MGB_NVCC};-std=c++11;-I../src;-MD;-c;../src/kernels.cu")
+  execute_process(COMMAND ${cmd} WORKING_DIRECTORY ${OUT}/deps TIMEOUT 120 RESULT_VARIABLE rc
+                  ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "'${cmd}' failed (${rc}):\n${err}")
+  endif()
+endforeach()
+foreach(d helper.d wp.d kernels.d)
+  file(READ ${OUT}/deps/${d} text)
+  if(text MATCHES "/mgb-(nvcc|cc|c\\+\\+)\\." OR NOT text MATCHES "src/(helper.c|kernels.cu)")
+    message(FATAL_ERROR "${d} names a driver's temporary copy, or not the source:\n${text}")
+  endif()
+endforeach()
+
 # What the drivers print where no code is compiled is what the compilers print.
 function(same_output driven plain)
   cmake_parse_arguments(arg "" "INPUT" "" ${ARGN})
