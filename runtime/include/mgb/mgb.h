@@ -101,7 +101,8 @@ cudaError_t mgb_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptu
 cudaError_t mgb_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
 MGB_EXTENSION cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
                                                    unsigned long long flags);
-MGB_EXTENSION cudaError_t mgb_cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph,
+MGB_EXTENSION cudaError_t mgb_cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec,
+                                                            cudaGraph_t graph,
                                                             unsigned long long flags);
 cudaError_t mgb_cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 
@@ -195,11 +196,10 @@ namespace mgb_detail {
 /* 0: a pointer; 1: trivially copyable and at least pointer-sized; 2: anything else. */
 template <class T>
 struct arg_kind
-    : std::integral_constant<int, std::is_pointer<T>::value ? 0
-                                  : (std::is_trivially_copyable<T>::value &&
-                                     sizeof(T) >= sizeof(void *))
-                                      ? 1
-                                      : 2> {};
+    : std::integral_constant<
+          int, std::is_pointer<T>::value                                               ? 0
+               : (std::is_trivially_copyable<T>::value && sizeof(T) >= sizeof(void *)) ? 1
+                                                                                       : 2> {};
 template <class T>
 inline T arg(const T &value, std::integral_constant<int, 0>) {
   return static_cast<T>(mgb_real_ptr(reinterpret_cast<const void *>(value)));
