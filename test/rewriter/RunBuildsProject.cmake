@@ -1,6 +1,7 @@
 # Builds test/rewriter/builds_project through the three drop-ins in a scratch copy (cmake -P) the
 # way third-party Makefiles call them, and checks that nothing a plain build does breaks:
-#   MGB_CXX="log-cc g++ -DFROM_MGB_CXX" make NVCC="mgb-nvcc -ccbin g++" CC=mgb-cc CXX=mgb-c++
+#   MGB_CXX="log-cc g++ -DFROM_MGB_CXX" MGB_NVCC="nvcc -DFROM_MGB_NVCC" \
+#     make NVCC="mgb-nvcc -ccbin g++" CC="mgb-cc -D_DEFAULT_SOURCE" CXX=mgb-c++
 # (log-cc: a launcher, as ccache is, that records each command mgb-c++ runs)
 # - compiler values carrying flags (NVCC exported by make; MGB_CXX's flags reach the compile and
 #   the rewrite's parse), and no recursion (a wrapper that calls the driver back, nvcc running
@@ -24,7 +25,8 @@ file(WRITE ${OUT}/log-cc "#!/bin/bash\nprintf '%s ' \"$@\" >>'${OUT}/cxx.log'\ne
 file(CHMOD ${OUT}/log-cc PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 
 set(make ${CMAKE_COMMAND} -E env "MGB_CXX=${OUT}/log-cc g++ -DFROM_MGB_CXX"
-    make "NVCC=${MGB_NVCC} -ccbin g++" CC=${MGB_CC} CXX=${MGB_CXX})
+    "MGB_NVCC=${NVCC} -DFROM_MGB_NVCC"
+    make "NVCC=${MGB_NVCC} -ccbin g++" "CC=${MGB_CC} -D_DEFAULT_SOURCE" CXX=${MGB_CXX})
 execute_process(COMMAND ${make} WORKING_DIRECTORY ${OUT} TIMEOUT 240
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

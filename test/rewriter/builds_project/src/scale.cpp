@@ -4,6 +4,10 @@
 
 #include "gpu.h"
 
+#ifndef FROM_MGB_NVCC
+#error "the flags in MGB_NVCC (mgb-nvcc's real compiler) were not used"
+#endif
+
 __global__ void scale(float *p, int n, float f) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
