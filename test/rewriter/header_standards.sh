@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The headers the rewrite and the drivers insert (mgb/mgb.h, mgb/unseen_tu.h) compile in every
-# language standard a program may be written in: C89/gnu89/C99/C11 and C++11/14/17/20 with
+# language standard a program may be written in: C89/gnu89/C99/C11 and C++98/03/11/14/17/20 with
 # -pedantic-errors and common -W flags as errors, and in nvcc at -std=c++11/c++14; mgb_arg picks the
 # same case at each C++ standard (pointer: mgb_real_ptr; trivially copyable, pointer-sized or more:
 # mgb_translate_words on a copy; else the value itself). Before: mgb.h needed C++17.
@@ -65,6 +65,26 @@ for std in c++11 c++14 c++17 c++20; do
   fi
   if ! out=$("$dir/cxx"); then echo "FAIL: mgb_arg's cases at $std: $out" >&2; fail=1; fi
 done
+# C++98/03 host files that call the runtime (g++ compiles CUDA's headers there): the rewrite only
+# renames their calls, so the typed twins and mgb_dim must be there (mgb_arg/mgb_prepare: C++11).
+cat >"$dir/probe98.cpp" <<'CPP'
+#include <mgb/mgb.h>
+#include <mgb/unseen_tu.h>
+int use();
+int use() {
+  float *p = 0;
+  mgb_dim3 d = mgb_dim(dim3(2, 3, 4));
+  if (mgb_cudaMalloc(&p, 16) != cudaSuccess) return 1;
+  return static_cast<int>(d.x + d.y + d.z);
+}
+CPP
+for std in c++98 c++03; do
+  if ! g++ -std=$std -Wall -Wextra -Wshadow -Wredundant-decls -Wundef -Wcast-qual -Wold-style-cast \
+      -Werror -pedantic-errors -I"$inc" -isystem "$cuda" -c "$dir/probe98.cpp" \
+      -o "$dir/cxx98.o" 2>"$dir/err"; then
+    echo "FAIL: g++ -std=$std: $(head -5 "$dir/err")" >&2; fail=1
+  fi
+done
 if [[ -n "$nvcc" ]]; then
   cp "$dir/probe.cpp" "$dir/probe.cu"
   for std in c++11 c++14; do
@@ -73,5 +93,5 @@ if [[ -n "$nvcc" ]]; then
     fi
   done
 fi
-((fail == 0)) && echo "PASS: mgb.h and unseen_tu.h at C89-C11 and C++11-20${nvcc:+ (nvcc c++11/14)}"
+((fail == 0)) && echo "PASS: mgb.h and unseen_tu.h at C89-C11 and C++98-20${nvcc:+ (nvcc c++11/14)}"
 exit $fail

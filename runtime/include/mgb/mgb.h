@@ -27,14 +27,7 @@
 
 #include <cuda_runtime_api.h>
 
-/* Valid C89/C99 and C++11 on: rewritten sources keep the language standard they were written in.
- * `unsigned long long` (cudaGraphInstantiate's flags, as CUDA declares them) is not C89: GCC's
- * __extension__ keeps -std=c89 -pedantic(-errors) quiet about it. */
-#if defined(__GNUC__) || defined(__clang__)
-#define MGB_EXTENSION __extension__
-#else
-#define MGB_EXTENSION
-#endif
+/* Valid C89 on and C++98 on: rewritten sources keep the language standard they were written in. */
 
 #ifdef __cplusplus
 extern "C" {
@@ -99,11 +92,19 @@ cudaError_t mgb_cudaDeviceSynchronize(void);
  * instantiation and every launch of the graph happen on that GPU. */
 cudaError_t mgb_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
 cudaError_t mgb_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
-MGB_EXTENSION cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
-                                                   unsigned long long flags);
-MGB_EXTENSION cudaError_t mgb_cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec,
-                                                            cudaGraph_t graph,
-                                                            unsigned long long flags);
+/* `unsigned long long` (the flags, as CUDA declares them) is not C89/C++98: no -pedantic(-errors)
+ * diagnostic for it here. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wlong-long"
+#endif
+cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                     unsigned long long flags);
+cudaError_t mgb_cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                              unsigned long long flags);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 cudaError_t mgb_cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 
 /* cudaLaunchKernel with stand-ins in args translated and a stand-in stream made real; when no task
@@ -145,11 +146,13 @@ cudaStream_t mgb_real_stream(cudaStream_t stream);
 } /* extern "C" */
 
 /* ---- C++ conveniences for rewritten sources ----------------------------------------------------
- */
-#include <type_traits>
+ * C++98 on; mgb_arg and mgb_prepare (launches and library calls) need C++11. */
 
 /* grid/block expressions are dim3 or integers; dim3 converts from both. */
-inline mgb_dim3 mgb_dim(dim3 d) { return mgb_dim3{d.x, d.y, d.z}; }
+inline mgb_dim3 mgb_dim(dim3 d) {
+  mgb_dim3 r = {d.x, d.y, d.z};
+  return r;
+}
 
 template <class T>
 inline cudaError_t mgb_cudaMalloc(T **ptr, size_t bytes) {
@@ -188,6 +191,9 @@ inline cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t g
   (void)log_size;
   return mgb_cudaGraphInstantiate(exec, graph, 0);
 }
+
+#if __cplusplus >= 201103L
+#include <type_traits>
 
 /* The value a kernel argument must have: stand-in pointers become real ones; a trivially copyable
  * struct gets every stand-in pointer inside it replaced (a translated copy).
@@ -231,6 +237,7 @@ inline cudaError_t mgb_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel
   return mgb_launch_prepare(grid, block, kernel, site, static_cast<int>(sizeof...(Args)), values,
                             sizes);
 }
+#endif /* C++11 */
 #endif /* __cplusplus */
 
 #endif /* MGB_RUNTIME_MGB_H */
