@@ -9,8 +9,7 @@
 
 float *gpu_scratch(int n) {
   float *p = nullptr;
-  if (cudaMalloc(reinterpret_cast<void **>(&p), n * sizeof(float)) != cudaSuccess)
-    return nullptr;
+  if (cudaMalloc(reinterpret_cast<void **>(&p), n * sizeof(float)) != cudaSuccess) return nullptr;
   return p;
 }
 

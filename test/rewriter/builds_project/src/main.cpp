@@ -8,8 +8,7 @@ int main() {
   const int n = 1000;
   float *a = gpu_alloc(n);
   float *b = gpu_scratch(n);
-  if (!a || !b)
-    return 1;
+  if (!a || !b) return 1;
   gpu_fill(a, n, 1.0f);
   gpu_fill(b, n, 2.0f);
   gpu_add(a, b, n);

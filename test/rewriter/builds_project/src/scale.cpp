@@ -10,8 +10,7 @@
 
 __global__ void scale(float *p, int n, float f) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    p[i] *= f;
+  if (i < n) p[i] *= f;
 }
 
 void gpu_scale(float *p, int n, float f) {

@@ -5,7 +5,6 @@
 #include "table.h"
 
 int main() {
-  for (int i = 0; i < 4; ++i)
-    std::printf("%d\n", table_entry(i));
+  for (int i = 0; i < 4; ++i) std::printf("%d\n", table_entry(i));
   return 0;
 }
