@@ -27,6 +27,8 @@
 
 #include <cuda_runtime_api.h>
 
+/* Valid C89 on and C++98 on: rewritten sources keep the language standard they were written in. */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -90,10 +92,19 @@ cudaError_t mgb_cudaDeviceSynchronize(void);
  * instantiation and every launch of the graph happen on that GPU. */
 cudaError_t mgb_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
 cudaError_t mgb_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
+/* `unsigned long long` (the flags, as CUDA declares them) is not C89/C++98: no -pedantic(-errors)
+ * diagnostic for it here. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wlong-long"
+#endif
 cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
                                      unsigned long long flags);
 cudaError_t mgb_cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph,
                                               unsigned long long flags);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 cudaError_t mgb_cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 
 /* cudaLaunchKernel with stand-ins in args translated and a stand-in stream made real; when no task
@@ -119,7 +130,10 @@ cudaError_t mgb_prepare_pointers(const char *site, int n, const void *const *poi
 /* Called (by mgb/unseen_tu.h, at start-up) for each translation unit compiled as written: that
  * code may receive any device pointer, so from then on every allocation is bound eagerly (real at
  * once, one task for the process) and no stand-in is handed out. */
+#ifndef MGB_NOTE_UNSEEN_CODE_DECLARED /* also declared by mgb/unseen_tu.h (-Wredundant-decls) */
+#define MGB_NOTE_UNSEEN_CODE_DECLARED
 void mgb_note_unseen_code(const char *file);
+#endif
 
 /* The real device address behind a stand-in (the pointer itself when it is none). */
 void *mgb_real_ptr(const void *ptr);
@@ -132,11 +146,13 @@ cudaStream_t mgb_real_stream(cudaStream_t stream);
 } /* extern "C" */
 
 /* ---- C++ conveniences for rewritten sources ----------------------------------------------------
- */
-#include <type_traits>
+ * C++98 on; mgb_arg and mgb_prepare (launches and library calls) need C++11. */
 
 /* grid/block expressions are dim3 or integers; dim3 converts from both. */
-inline mgb_dim3 mgb_dim(dim3 d) { return mgb_dim3{d.x, d.y, d.z}; }
+inline mgb_dim3 mgb_dim(dim3 d) {
+  mgb_dim3 r = {d.x, d.y, d.z};
+  return r;
+}
 
 template <class T>
 inline cudaError_t mgb_cudaMalloc(T **ptr, size_t bytes) {
@@ -176,19 +192,39 @@ inline cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t g
   return mgb_cudaGraphInstantiate(exec, graph, 0);
 }
 
+#if __cplusplus >= 201103L
+#include <type_traits>
+
 /* The value a kernel argument must have: stand-in pointers become real ones; a trivially copyable
- * struct gets every stand-in pointer inside it replaced (a translated copy). */
+ * struct gets every stand-in pointer inside it replaced (a translated copy).
+ * Tag dispatch rather than `if constexpr`: rewritten sources may be compiled at -std=c++11. */
+namespace mgb_detail {
+/* 0: a pointer; 1: trivially copyable and at least pointer-sized; 2: anything else. */
+template <class T>
+struct arg_kind
+    : std::integral_constant<
+          int, std::is_pointer<T>::value                                               ? 0
+               : (std::is_trivially_copyable<T>::value && sizeof(T) >= sizeof(void *)) ? 1
+                                                                                       : 2> {};
+template <class T>
+inline T arg(const T &value, std::integral_constant<int, 0>) {
+  return static_cast<T>(mgb_real_ptr(reinterpret_cast<const void *>(value)));
+}
+template <class T>
+inline T arg(const T &value, std::integral_constant<int, 1>) {
+  T copy = value;
+  mgb_translate_words(&copy, sizeof(T));
+  return copy;
+}
+template <class T>
+inline T arg(const T &value, std::integral_constant<int, 2>) {
+  return value;
+}
+} /* namespace mgb_detail */
+
 template <class T>
 inline T mgb_arg(const T &value) {
-  if constexpr (std::is_pointer_v<T>) {
-    return static_cast<T>(mgb_real_ptr(reinterpret_cast<const void *>(value)));
-  } else if constexpr (std::is_trivially_copyable_v<T> && sizeof(T) >= sizeof(void *)) {
-    T copy = value;
-    mgb_translate_words(&copy, sizeof(T));
-    return copy;
-  } else {
-    return value;
-  }
+  return mgb_detail::arg(value, std::integral_constant<int, mgb_detail::arg_kind<T>::value>());
 }
 
 /* mgb_prepare(grid, block, kernel, site, args...): mgb_launch_prepare with the arguments' values.
@@ -201,6 +237,7 @@ inline cudaError_t mgb_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel
   return mgb_launch_prepare(grid, block, kernel, site, static_cast<int>(sizeof...(Args)), values,
                             sizes);
 }
+#endif /* C++11 */
 #endif /* __cplusplus */
 
 #endif /* MGB_RUNTIME_MGB_H */

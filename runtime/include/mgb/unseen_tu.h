@@ -17,7 +17,10 @@ extern "C" {
 
 /* libmgb: code of `file` runs without mgb's rewrite; called from static constructors, possibly
  * before any other libmgb call and before libmgb's own static objects are constructed. */
+#ifndef MGB_NOTE_UNSEEN_CODE_DECLARED /* also declared by mgb/mgb.h (-Wredundant-decls) */
+#define MGB_NOTE_UNSEEN_CODE_DECLARED
 void mgb_note_unseen_code(const char *file);
+#endif
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,155 @@
+# Builds test/rewriter/builds_project through the three drop-ins in a scratch copy (cmake -P) the
+# way third-party Makefiles call them, and checks that nothing a plain build does breaks:
+#   MGB_CXX="log-cc g++ -DFROM_MGB_CXX" MGB_NVCC="nvcc -DFROM_MGB_NVCC" \
+#     make NVCC="mgb-nvcc -ccbin g++" CC="mgb-cc -D_DEFAULT_SOURCE" CXX=mgb-c++
+# (log-cc: a launcher, as ccache is, that records each command mgb-c++ runs)
+# - compiler values carrying flags (NVCC exported by make; MGB_CXX's flags reach the compile and
+#   the rewrite's parse), and no recursion (a wrapper that calls the driver back, nvcc running
+#   mgb-c++ as its host compiler);
+# - -std=c++11/c++14 and -std=c99 -pedantic-errors sources rewritten and compiled (mgb.h);
+# - libmgb linked only where an input needs it: the CUDA-free tool links as with g++/nvcc, the
+#   program whose mgb_ references are inside libgpu.a gets it (file, -l, linker script);
+# - -x cu after the input; -M/-MM/-E/--version/-dumpversion/stdin give what the compiler gives.
+# Variables: MGB_CC MGB_CXX MGB_NVCC PROJECT OUT NM
+cmake_policy(VERSION 3.20) # if(IN_LIST)
+foreach(var MGB_CC MGB_CXX MGB_NVCC PROJECT OUT NM)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "RunBuildsProject.cmake: ${var} not set")
+  endif()
+endforeach()
+find_program(READELF readelf REQUIRED)
+find_program(NVCC nvcc HINTS /usr/local/cuda/bin REQUIRED)
+file(REMOVE_RECURSE ${OUT})
+file(COPY ${PROJECT}/ DESTINATION ${OUT})
+file(WRITE ${OUT}/log-cc "#!/bin/bash\nprintf '%s ' \"$@\" >>'${OUT}/cxx.log'\necho >>'${OUT}/cxx.log'\nexec \"$@\"\n")
+file(CHMOD ${OUT}/log-cc PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+
+set(make ${CMAKE_COMMAND} -E env "MGB_CXX=${OUT}/log-cc g++ -DFROM_MGB_CXX"
+    "MGB_NVCC=${NVCC} -DFROM_MGB_NVCC"
+    make "NVCC=${MGB_NVCC} -ccbin g++" "CC=${MGB_CC} -D_DEFAULT_SOURCE" CXX=${MGB_CXX})
+execute_process(COMMAND ${make} WORKING_DIRECTORY ${OUT} TIMEOUT 240
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "make through the drop-ins failed (${rc}):\n${out}\n${err}")
+endif()
+if(err MATCHES "NOT rewritten")
+  message(FATAL_ERROR "a source was not rewritten:\n${err}")
+endif()
+
+include(${CMAKE_CURRENT_LIST_DIR}/ObjectSymbols.cmake)
+# Rewritten at their own standard (each calls libmgb now), the CUDA-free objects untouched.
+expect_symbols("kernels.o;U mgb_launch_prepare" "kernels.o;U mgb_translate_words"
+               "scale.o;U mgb_launch_prepare" "helper.o;U mgb_cudaMalloc"
+               "buffers.o;U mgb_cudaMalloc" "libkernels.a;U mgb_launch_prepare"
+               "app;T mgb_task_begin" "app_l;T mgb_task_begin" "app_script;T mgb_task_begin")
+foreach(file main.o table.o gen gen_nvcc)
+  symbols(${file} syms)
+  if(syms MATCHES "mgb_")
+    message(FATAL_ERROR "${file} should hold no mgb_ symbol:\n${syms}")
+  endif()
+endforeach()
+file(READ ${OUT}/table.txt table)
+if(NOT table STREQUAL "0\n1\n4\n9\n")
+  message(FATAL_ERROR "the tool's output is wrong: '${table}'")
+endif()
+
+# The CUDA-free tool links exactly as with the plain compilers: mgb-c++ ran g++ with the Makefile's
+# command and nothing added (this g++ links --as-needed, so extra libraries could go unseen in the
+# binary), and both links need the same shared libraries as g++'s and nvcc's.
+file(STRINGS ${OUT}/cxx.log commands)
+set(expected "g++ -DFROM_MGB_CXX -std=c++11 -Wall -Werror -Itool tool/gen.cpp table.o -o gen ")
+if(NOT expected IN_LIST commands)
+  string(REPLACE ";" "\n" commands "${commands}")
+  message(FATAL_ERROR "the tool's link is not the plain one '${expected}':\n${commands}")
+endif()
+function(needed file result)
+  execute_process(COMMAND ${READELF} -d ${OUT}/${file} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "readelf -d ${file} failed")
+  endif()
+  string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*" lines "${dyn}")
+  set(${result} "${lines}" PARENT_SCOPE)
+endfunction()
+execute_process(COMMAND g++ -std=c++11 -Wall -Werror -Itool tool/gen.cpp table.o -o gen_plain
+                COMMAND_ERROR_IS_FATAL ANY WORKING_DIRECTORY ${OUT})
+execute_process(COMMAND ${NVCC} -ccbin g++ -std=c++11 -Itool tool/gen.cpp table.o -o gen_nvcc_plain
+                COMMAND_ERROR_IS_FATAL ANY WORKING_DIRECTORY ${OUT})
+foreach(pair "gen;gen_plain" "gen_nvcc;gen_nvcc_plain")
+  list(GET pair 0 driven)
+  list(GET pair 1 plain)
+  needed(${driven} a)
+  needed(${plain} b)
+  if(NOT a STREQUAL b)
+    message(FATAL_ERROR "${driven} does not link as the plain compiler links it:\n${a}\nvs\n${b}")
+  endif()
+endforeach()
+
+# Dependency files name the sources, and a second make has nothing to do.
+execute_process(COMMAND ${make} WORKING_DIRECTORY ${OUT} TIMEOUT 120
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "Nothing to be done")
+  message(FATAL_ERROR "a second make should have nothing to do (${rc}):\n${out}\n${err}")
+endif()
+
+# No recursion: a real-compiler value that leads back to the driver (a wrapper calling it), and
+# nvcc running mgb-c++ as its host compiler (nvcc's own steps pass through unchanged).
+file(WRITE ${OUT}/wrap.sh "#!/bin/bash\nexec '${MGB_CC}' \"$@\"\n")
+file(CHMOD ${OUT}/wrap.sh PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_CC=${OUT}/wrap.sh
+                        ${MGB_CC} -std=c99 -Isrc -c src/helper.c -o wrapped.o
+                WORKING_DIRECTORY ${OUT} TIMEOUT 60 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "MGB_CC naming a wrapper around mgb-cc (${rc}):\n${err}")
+endif()
+execute_process(COMMAND ${MGB_NVCC} -ccbin ${MGB_CXX} -gencode arch=compute_90,code=sm_90
+                        -std=c++11 -Isrc -c src/kernels.cu -o ccbin.o
+                WORKING_DIRECTORY ${OUT} TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mgb-nvcc -ccbin mgb-c++ failed (${rc}):\n${err}")
+endif()
+expect_symbols("wrapped.o;U mgb_cudaMalloc" "ccbin.o;U mgb_launch_prepare")
+
+# Dependency files the compiler names itself (-MD without -o or -MF: SOURCE.d here; -Wp,-MD,FILE)
+# name the sources, not the drivers' temporary copies.
+file(MAKE_DIRECTORY ${OUT}/deps)
+foreach(cmd "${MGB_CC};-std=c99;-I../src;-I/usr/local/cuda/include;-MD;-c;../src/helper.c"
+            "${MGB_CC};-std=c99;-I../src;-I/usr/local/cuda/include;-Wp,-MD,wp.d;-c;../src/helper.c;-o;wp.o"
+            "${MGB_NVCC};-std=c++11;-I../src;-MD;-c;../src/kernels.cu")
+  execute_process(COMMAND ${cmd} WORKING_DIRECTORY ${OUT}/deps TIMEOUT 120 RESULT_VARIABLE rc
+                  ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "'${cmd}' failed (${rc}):\n${err}")
+  endif()
+endforeach()
+foreach(d helper.d wp.d kernels.d)
+  file(READ ${OUT}/deps/${d} text)
+  if(text MATCHES "/mgb-(nvcc|cc|c\\+\\+)\\." OR NOT text MATCHES "src/(helper.c|kernels.cu)")
+    message(FATAL_ERROR "${d} names a driver's temporary copy, or not the source:\n${text}")
+  endif()
+endforeach()
+
+# What the drivers print where no code is compiled is what the compilers print.
+function(same_output driven plain)
+  cmake_parse_arguments(arg "" "INPUT" "" ${ARGN})
+  set(in "")
+  if(arg_INPUT)
+    set(in INPUT_FILE ${arg_INPUT})
+  endif()
+  execute_process(COMMAND ${driven} WORKING_DIRECTORY ${OUT} ${in} TIMEOUT 60
+                  RESULT_VARIABLE rc1 OUTPUT_VARIABLE out1 ERROR_VARIABLE err1)
+  execute_process(COMMAND ${plain} WORKING_DIRECTORY ${OUT} ${in} TIMEOUT 60
+                  RESULT_VARIABLE rc2 OUTPUT_VARIABLE out2 ERROR_VARIABLE err2)
+  if(NOT rc1 EQUAL rc2 OR NOT out1 STREQUAL out2)
+    message(FATAL_ERROR "'${driven}' differs from '${plain}' (${rc1} vs ${rc2}):\n${out1}${err1}\n"
+                        "---\n${out2}${err2}")
+  endif()
+endfunction()
+same_output("${MGB_CC};-dumpversion" "gcc;-dumpversion")
+same_output("${MGB_CXX};--version" "g++;--version")
+same_output("${MGB_NVCC};--version" "${NVCC};--version")
+same_output("${MGB_CXX};-std=c++11;-Isrc;-I/usr/local/cuda/include;-MM;src/buffers.cpp"
+            "g++;-std=c++11;-Isrc;-I/usr/local/cuda/include;-MM;src/buffers.cpp")
+same_output("${MGB_NVCC};-std=c++11;-Isrc;-M;src/kernels.cu"
+            "${NVCC};-std=c++11;-Isrc;-M;src/kernels.cu")
+same_output("${MGB_CXX};-E;-Itool;tool/gen.cpp" "g++;-E;-Itool;tool/gen.cpp")
+same_output("${MGB_CXX};-x;c++;-Itool;-E;-o;-;-" "g++;-x;c++;-Itool;-E;-o;-;-" INPUT ${OUT}/tool/table.cpp)

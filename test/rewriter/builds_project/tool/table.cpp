@@ -1,0 +1,3 @@
+#include "table.h"
+
+int table_entry(int i) { return i * i; }

@@ -1,0 +1,4 @@
+#ifndef BUILDS_TABLE_H
+#define BUILDS_TABLE_H
+int table_entry(int i);
+#endif
