@@ -10,11 +10,14 @@
  *    signature, same return codes), and additionally
  *      * inside a task: checks allocations against the task's reservation (the guard), growing
  *        the reservation through mgbd before allocating past it;
- *      * outside any task: hands out stand-in pointers/handles and records the operation (the
- *        lazy layer), to be replayed on the GPU mgbd chooses at the next launch that uses them;
+ *      * outside any task: hands out addresses reserved for the memory (its real addresses, with
+ *        no memory behind them yet) and stand-in stream/event handles, and records the operation
+ *        (the lazy layer), to be replayed on the GPU mgbd chooses at the next launch that uses
+ *        them, where the memory is mapped at those same addresses (docs/runtime.md, "Addresses");
  *  - mgb_launch_prepare + mgb_arg around a kernel launch the rewriter could not bind statically:
- *    prepare places (or grows) the lazy task owning the launch's stand-ins and replays their
- *    recorded operations; mgb_arg / mgb_stream turn stand-ins into the real values.
+ *    prepare places (or grows) the lazy task owning the launch's buffers, maps them and replays
+ *    their recorded operations; mgb_arg binds what it meets and returns its argument unchanged;
+ *    mgb_real_stream turns a stand-in stream into the real one.
  *
  * Environment: MGB_SOCKET (mgbd's socket, default /tmp/mgbd.sock), MGB_UNMANAGED (what to do when
  * mgbd is not reachable; see docs/runtime.md).
@@ -107,37 +110,40 @@ cudaError_t mgb_cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t
 #endif
 cudaError_t mgb_cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 
-/* cudaLaunchKernel with stand-ins in args translated and a stand-in stream made real; when no task
- * is current it prepares the lazy task first (as mgb_launch_prepare does, with arg sizes unknown:
- * only pointer-sized arguments are inspected). */
+/* cudaLaunchKernel with a stand-in stream made real; when no task is current it prepares the lazy
+ * task of the buffers in args first (as mgb_launch_prepare does, with the kernel's parameter sizes
+ * from CUDA). */
 cudaError_t mgb_cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                                  size_t shared_bytes, cudaStream_t stream);
 
 /* ---- lazy launches -----------------------------------------------------------------------------
  */
 
-/* Places the lazy task owning the stand-ins among args[0..nargs) (pointers to the launch's
- * argument values, as cudaLaunchKernel takes them, each arg_sizes[i] bytes), replays their recorded
- * operations on its GPU and makes that GPU current. Arguments holding no stand-in are ignored. */
+/* Places the lazy task owning the lazy buffers named among args[0..nargs) (pointers to the
+ * launch's argument values, as cudaLaunchKernel takes them, each arg_sizes[i] bytes), maps them,
+ * replays their recorded operations on its GPU and makes that GPU current. Arguments naming no
+ * lazy buffer are ignored. */
 cudaError_t mgb_launch_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel, const char *site,
                                int nargs, const void *const *args, const size_t *arg_sizes);
 
-/* Before a call into code mgb cannot see (a CUDA library: cuBLAS, cuSPARSE...): binds the
- * stand-ins among pointers[0..n) to one task, as a launch would, and makes its GPU current; the
- * call then takes mgb_real_ptr / mgb_arg of each. The C form of mgb_prepare for such calls. */
+/* Before a call into code mgb cannot see (a CUDA library: cuBLAS, cuSPARSE...): binds the lazy
+ * buffers among pointers[0..n) to one task, as a launch would, and makes its GPU current. The C
+ * form of mgb_prepare for such calls. */
 cudaError_t mgb_prepare_pointers(const char *site, int n, const void *const *pointers);
 
 /* Called (by mgb/unseen_tu.h, at start-up) for each translation unit compiled as written: that
  * code may receive any device pointer, so from then on every allocation is bound eagerly (real at
- * once, one task for the process) and no stand-in is handed out. */
+ * once, one task for the process) and no lazy address is handed out. */
 #ifndef MGB_NOTE_UNSEEN_CODE_DECLARED /* also declared by mgb/unseen_tu.h (-Wredundant-decls) */
 #define MGB_NOTE_UNSEEN_CODE_DECLARED
 void mgb_note_unseen_code(const char *file);
 #endif
 
-/* The real device address behind a stand-in (the pointer itself when it is none). */
+/* Binds the lazy buffer at ptr (to this thread's task) if it is not yet; returns ptr: the address
+ * is real already. */
 void *mgb_real_ptr(const void *ptr);
-/* Replaces every pointer-aligned word of bytes[0..size) that is a stand-in by its real address. */
+/* Binds the lazy buffers named by the pointer-aligned words of bytes[0..size); the bytes are left
+ * as they are. */
 void mgb_translate_words(void *bytes, size_t size);
 /* The real stream behind a stand-in stream on the current device. */
 cudaStream_t mgb_real_stream(cudaStream_t stream);
@@ -195,8 +201,8 @@ inline cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t g
 #if __cplusplus >= 201103L
 #include <type_traits>
 
-/* The value a kernel argument must have: stand-in pointers become real ones; a trivially copyable
- * struct gets every stand-in pointer inside it replaced (a translated copy).
+/* The value a kernel argument must have: itself, once the lazy buffers it names (a pointer, or
+ * pointers inside a trivially copyable struct) are bound, so that their memory is mapped.
  * Tag dispatch rather than `if constexpr`: rewritten sources may be compiled at -std=c++11. */
 namespace mgb_detail {
 /* 0: a pointer; 1: trivially copyable and at least pointer-sized; 2: anything else. */
