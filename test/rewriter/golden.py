@@ -22,7 +22,8 @@ import sys
 
 
 def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True)
+    # errors="replace": a source may hold bytes that are not UTF-8 (byte_order_mark.cu).
+    return subprocess.run(cmd, capture_output=True, text=True, errors="replace")
 
 
 def fail(message, result):
