@@ -312,3 +312,28 @@ TEST_CASE("an export-fixes replacement turns the original into the rewrite, on w
   CHECK(contains(yaml, "MainSourceFile:  '/a.cu'"));
   CHECK(contains(yaml, "FilePath:        '/e.cu'"));
 }
+
+TEST_CASE("warnings clang makes errors by default do not fail the parse", "[rewriter]") {
+  // Old C that gcc 12 compiles with warnings: an implicit declaration, an int made a pointer.
+  llvm::Expected<std::string> out = rewriteCode(
+      "#include <cuda_runtime.h>\nint main(void) {\n  float *d;\n  int *p = 5;\n"
+      "  legacy_init();\n  cudaMalloc((void **)&d, 64);\n  cudaFree(d);\n"
+      "  return p != 0;\n}\n",
+      "legacy.c", nullptr, {"-x", "c"});
+  REQUIRE(static_cast<bool>(out));
+  CHECK(contains(*out, "mgb_cudaMalloc((void **)&d, 64);"));
+}
+
+TEST_CASE("an error in a kernel does not fail the parse; one in host code does", "[rewriter]") {
+  const char *kernel =
+      "struct Acc { float s = 0; };\n"
+      "__global__ void k(float *x) { __shared__ Acc a; x[0] = a.s; }\n";
+  llvm::Expected<std::string> device = rewriteCode(
+      std::string(kernel) + "int main() { float *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); }\n");
+  REQUIRE(static_cast<bool>(device));
+  CHECK(contains(*device, "mgb_cudaMalloc(&d, 4)"));
+  llvm::Expected<std::string> host = rewriteCode(
+      std::string(kernel) + "int main(int n, char **) { int v[n] = {0}; return v[0]; }\n");
+  CHECK_FALSE(static_cast<bool>(host));
+  if (!host) llvm::consumeError(host.takeError());
+}

@@ -18,13 +18,14 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".cu", ".c"]
 # Sources that are not tests of their own: parse_error.cu is rewriter.parse_error's input
 # (CMakeLists.txt), buffers.cu the second translation unit of patterns/multi_tu.cu, and the
-# projects beside inputs/ belong to the mgb-nvcc/mgb-cc tests.
+# projects beside inputs/ (and driver_identity/) belong to the mgb-nvcc/mgb-cc tests.
 config.excludes = [
     "parse_error.cu",
     "buffers.cu",
     "makefile_project",
     "cmake_project",
     "fallback",
+    "driver_identity",
     "whole_program",
 ]
 
