@@ -150,6 +150,7 @@ std::vector<std::string> parseArguments(ParseLanguage language) {
     args = {"-x",
             language == ParseLanguage::C ? "c" : "c++",
             "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
+            "-ferror-limit=0",
             "-isystem",
             MGB_SHIM_DIR,
             "-isystem",
