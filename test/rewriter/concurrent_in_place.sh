@@ -21,4 +21,5 @@ for i in "${!pids[@]}"; do
 done
 cmp -s "$dir/prog.cu" "$dir/single/prog.cu" || fail "the result is not the single rewrite: $(diff "$dir/single/prog.cu" "$dir/prog.cu" | head -20)"
 cmp -s "$dir/prog.cu.orig" "$source" || fail "prog.cu.orig is not the original"
+grep -q '^#line [0-9]*$' "$dir/prog.cu" || fail "no nameless #line in the in-place rewrite"
 echo "PASS: 10 concurrent --in-place runs gave the single rewrite; .orig is the original"
