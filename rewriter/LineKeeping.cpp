@@ -1,5 +1,7 @@
 #include "LineKeeping.h"
 
+#include "llvm/Support/Regex.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -44,6 +46,57 @@ std::string columnPadding(llvm::StringRef text, size_t offset) {
   return pad;
 }
 
+// The original's own line directives (`#line N "f"`, GCC's `# N "f"`, as generated code has):
+// from the line after one on, lines are numbered (and named) from it, and a #line of the rewrite
+// must say the same.
+class PresumedLines {
+public:
+  PresumedLines(llvm::StringRef text, LineName name) : text_(text), name_(std::move(name)) {
+    static const llvm::Regex directive(
+        "^[ \t]*#[ \t]*(line[ \t]+)?([0-9]+)([ \t]+\"(([^\"\\]|\\\\.)*)\")?");
+    LineName current = name_;
+    for (size_t start = 0; start < text.size();) {
+      size_t nl = text.find('\n', start);
+      size_t next = nl == llvm::StringRef::npos ? text.size() : nl + 1;
+      llvm::SmallVector<llvm::StringRef> m;
+      if (directive.match(text.slice(start, next), &m)) {
+        if (!m[3].empty())
+          current = unescape(m[4]);
+        unsigned number = 0;
+        m[2].getAsInteger(10, number);
+        own_.push_back({next, number, current});
+      }
+      start = next;
+    }
+  }
+
+  // The `#line` that gives the line holding offset its number and name in the original compile.
+  std::string directiveAt(size_t offset) const {
+    auto after = std::find_if(own_.rbegin(), own_.rend(),
+                              [&](const Own &d) { return d.nextLine <= offset; });
+    if (after == own_.rend())
+      return lineDirective(lineNumberAt(text_, offset), name_);
+    unsigned counted = lineNumberAt(text_, offset) - lineNumberAt(text_, after->nextLine);
+    return lineDirective(after->number + counted, after->name);
+  }
+
+private:
+  struct Own {
+    size_t nextLine; // offset of the line after the directive
+    unsigned number;
+    LineName name;
+  };
+  static std::string unescape(llvm::StringRef quoted) {
+    std::string out;
+    for (size_t i = 0; i < quoted.size(); ++i)
+      out += quoted[i] == '\\' && i + 1 < quoted.size() ? quoted[++i] : quoted[i];
+    return out;
+  }
+  llvm::StringRef text_;
+  LineName name_;
+  std::vector<Own> own_;
+};
+
 } // namespace
 
 std::string lineDirective(unsigned line, const LineName &name) {
@@ -65,13 +118,14 @@ size_t afterByteOrderMark(llvm::StringRef text) { return text.starts_with("\xEF\
 llvm::Expected<std::string> applyKeepingLines(llvm::StringRef original,
                                               const clang::tooling::Replacements &reps,
                                               const LineName &name) {
+  PresumedLines presumed(original, name);
   std::string out;
   size_t pos = 0;
   size_t pendingAt = llvm::StringRef::npos; // a #line owed at this line start
   auto copyUpTo = [&](size_t limit) {
     if (pendingAt != llvm::StringRef::npos && pendingAt <= limit && pendingAt < original.size()) {
       out += original.slice(pos, pendingAt);
-      out += lineDirective(lineNumberAt(original, pendingAt), name);
+      out += presumed.directiveAt(pendingAt);
       pos = pendingAt;
       pendingAt = llvm::StringRef::npos;
     }
@@ -109,10 +163,10 @@ llvm::Expected<std::string> applyKeepingLines(llvm::StringRef original,
         end + restOfLine + 1 <= next) {
       // Nothing else on the line: the next line starts under its own number.
       pos += restOfLine + 1;
-      out += lineDirective(lineNumberAt(original, pos), name);
+      out += presumed.directiveAt(pos);
       continue;
     }
-    out += lineDirective(lineNumberAt(original, end), name);
+    out += presumed.directiveAt(end);
     out += columnPadding(original, end);
     size_t blanks = rest.find_first_not_of(" \t");
     pos = std::min(next, pos + (blanks == llvm::StringRef::npos ? rest.size() : blanks));

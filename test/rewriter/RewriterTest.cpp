@@ -313,6 +313,18 @@ TEST_CASE("an export-fixes replacement turns the original into the rewrite, on w
   CHECK(contains(yaml, "FilePath:        '/e.cu'"));
 }
 
+TEST_CASE("after the original's own #line, the rewrite's #line counts from it", "[rewriter]") {
+  using clang::tooling::Replacement;
+  clang::tooling::Replacements reps;
+  std::string in = "int a;\n#line 100 \"g\\\"en.y\"\nint b;\n  f(x);\n";
+  CHECK(!reps.add(Replacement("in.cu", 36, 0, "probe();\n  ")));
+  llvm::Expected<std::string> out = mgb::rewriter::applyKeepingLines(in, reps, "in.cu");
+  REQUIRE(static_cast<bool>(out));
+  CHECK(*out ==
+        "int a;\n#line 100 \"g\\\"en.y\"\nint b;\n  probe();\n#line 101 "
+        "\"g\\\"en.y\"\n  f(x);\n");
+}
+
 TEST_CASE("warnings clang makes errors by default do not fail the parse", "[rewriter]") {
   // Old C that gcc 12 compiles with warnings: an implicit declaration, an int made a pointer.
   llvm::Expected<std::string> out = rewriteCode(
