@@ -26,7 +26,15 @@ bool EditSet::isEditable(SourceLocation loc, const SourceManager &SM) const {
   if (!entry)
     return false;
   std::string path = canonicalPath(entry->getName());
-  return llvm::StringRef(path).starts_with(root_ + "/") || path == root_;
+  if (!llvm::StringRef(path).starts_with(root_ + "/") && path != root_)
+    return false;
+  spellings_.emplace(path, entry->getName().str());
+  return true;
+}
+
+std::string EditSet::spelling(const std::string &file) const {
+  auto it = spellings_.find(file);
+  return it == spellings_.end() ? std::string() : it->second;
 }
 
 bool EditSet::insert(SourceLocation loc, llvm::StringRef text, const SourceManager &SM) {

@@ -47,6 +47,10 @@ public:
 
   static std::string canonicalPath(llvm::StringRef path);
 
+  // The name the parse knew an editable file by (the lookup path its #include resolved to, or the
+  // main file as given): what the compiler's __FILE__ spells for it. Empty when never seen.
+  std::string spelling(const std::string &file) const;
+
 private:
   struct Edit {
     unsigned offset, length;
@@ -61,6 +65,7 @@ private:
   std::map<std::string, std::set<std::string>> fallbacks_;
   std::map<std::string, int> taskCounters_;
   std::set<std::string> unseen_;
+  mutable std::map<std::string, std::string> spellings_; // canonical path -> first name seen
 };
 
 } // namespace mgb::rewriter

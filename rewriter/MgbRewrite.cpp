@@ -6,6 +6,7 @@
 #include "CudaApi.h"
 #include "ForeignStreamWrapper.h"
 #include "FunctionTaskCallback.h"
+#include "HostParseDiagnostics.h"
 #include "LaunchSpacingFS.h"
 #include "ToolkitHeaderFS.h"
 #include "ThrustUseReporter.h"
@@ -49,6 +50,37 @@ bool isHostCompiler(llvm::StringRef driver) {
       "^(.*-)?(cc|c\\+\\+|gcc|g\\+\\+|clang|clang\\+\\+|mgb-cc|mgb-c\\+\\+)(-[0-9.]+)?$");
   return host.match(name);
 }
+
+// Hands a source to the parse under the name it was given by (FixedCompilationDatabase appends
+// the absolute path ClangTool made of it), so that clang's names of the source and of the headers
+// it includes relative to itself are the compiler's (`src/main.cu`, `src/util.h`). Commands of a
+// compile_commands.json already name the file as the build did and are left alone.
+class GivenNameDatabase : public tooling::CompilationDatabase {
+public:
+  GivenNameDatabase(const tooling::CompilationDatabase &inner,
+                    const std::map<std::string, std::string> &given)
+      : inner_(inner), given_(given) {}
+  std::vector<tooling::CompileCommand> getCompileCommands(llvm::StringRef file) const override {
+    std::vector<tooling::CompileCommand> commands = inner_.getCompileCommands(file);
+    auto it = given_.find(EditSet::canonicalPath(file));
+    if (it == given_.end())
+      return commands;
+    for (tooling::CompileCommand &c : commands)
+      if (!c.CommandLine.empty() && c.CommandLine.back() == file && c.Filename == file) {
+        c.CommandLine.back() = it->second;
+        c.Filename = it->second;
+      }
+    return commands;
+  }
+  std::vector<std::string> getAllFiles() const override { return inner_.getAllFiles(); }
+  std::vector<tooling::CompileCommand> getAllCompileCommands() const override {
+    return inner_.getAllCompileCommands();
+  }
+
+private:
+  const tooling::CompilationDatabase &inner_;
+  const std::map<std::string, std::string> &given_;
+};
 
 } // namespace
 
@@ -100,7 +132,8 @@ std::vector<std::string> parseArguments(ParseLanguage language) {
   if (language == ParseLanguage::Cuda) {
     args = {"-x", "cuda", "--cuda-host-only", "--cuda-path=" MGB_CUDA_PATH, "-nocudalib",
             "-Wno-unknown-cuda-version", "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
-            "--cuda-gpu-arch=sm_90", "-isystem", MGB_SHIM_DIR,
+            // Tolerated errors (HostParseDiagnostics) must not stop the parse at 20.
+            "-ferror-limit=0", "--cuda-gpu-arch=sm_90", "-isystem", MGB_SHIM_DIR,
             // CUDA 13 keeps libcu++/thrust/cub here (nvcc adds it itself); cooperative_groups.h
             // and thrust need it.
             "-isystem", MGB_CUDA_PATH "/include/cccl",
@@ -117,6 +150,7 @@ std::vector<std::string> parseArguments(ParseLanguage language) {
     args = {"-x",
             language == ParseLanguage::C ? "c" : "c++",
             "-resource-dir=" MGB_CLANG_RESOURCE_DIR,
+            "-ferror-limit=0",
             "-isystem",
             MGB_SHIM_DIR,
             "-isystem",
@@ -202,7 +236,7 @@ std::string commonRoot(const std::vector<std::string> &files) {
 }
 
 std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks,
-                          bool unseen) {
+                          bool unseen, const LineName &lineName) {
   std::string block;
   static const llvm::Regex included("^[ \t]*#[ \t]*include[ \t]*<mgb/mgb\\.h>",
                                     llvm::Regex::Newline);
@@ -223,8 +257,9 @@ std::string insertInclude(llvm::StringRef content, const std::set<std::string> &
              "program binds its memory eagerly */\n#include <mgb/unseen_tu.h>\n";
   if (block.empty())
     return content.str();
-  // After the leading comments (license, file description), before the first line of code.
-  size_t pos = 0;
+  // After a byte order mark (the compiler reads it only as the file's first bytes) and the leading
+  // comments (license, file description), before the first line of code.
+  size_t pos = afterByteOrderMark(content);
   for (;;) {
     size_t next = content.find_first_not_of(" \t\r\n", pos);
     if (next == llvm::StringRef::npos)
@@ -239,10 +274,15 @@ std::string insertInclude(llvm::StringRef content, const std::set<std::string> &
       pos = content.find('\n', close);
       pos = pos == llvm::StringRef::npos ? content.size() : pos + 1;
     } else {
-      pos = content.rfind('\n', next) == llvm::StringRef::npos ? 0 : content.rfind('\n', next) + 1;
+      size_t nl = content.rfind('\n', next);
+      pos = nl == llvm::StringRef::npos || nl < pos ? pos : nl + 1;
       break;
     }
   }
+  if (pos > afterByteOrderMark(content) && content[pos - 1] != '\n') // the block starts a line
+    block.insert(0, "\n");
+  unsigned nextLine = 1 + static_cast<unsigned>(content.take_front(pos).count('\n'));
+  block += lineDirective(nextLine, lineName);
   return (content.substr(0, pos) + block + content.substr(pos)).str();
 }
 
@@ -269,10 +309,20 @@ RewriteSession::~RewriteSession() = default;
 
 int RewriteSession::run(const tooling::CompilationDatabase &db,
                         const std::vector<std::string> &sources) {
-  tooling::ClangTool tool(db, sources, std::make_shared<PCHContainerOperations>(),
-                          makeLaunchSpacingFS(makeToolkitHeaderFS(fs_, MGB_CUDA_PATH "/include")));
-  tool.appendArgumentsAdjuster(cudaArgumentsAdjuster());
-  return tool.run(tooling::newFrontendActionFactory(&finder_).get());
+  for (const std::string &s : sources)
+    givenNames_.emplace(EditSet::canonicalPath(s), s);
+  GivenNameDatabase named(db, givenNames_);
+  std::unique_ptr<tooling::FrontendActionFactory> action = hostParseActionFactory(finder_);
+  // One tool per source: ClangTool prints "[1/2] Processing file ..." for several.
+  int status = 0;
+  for (const std::string &s : sources) {
+    tooling::ClangTool tool(
+        named, {s}, std::make_shared<PCHContainerOperations>(),
+        makeLaunchSpacingFS(makeToolkitHeaderFS(fs_, MGB_CUDA_PATH "/include")));
+    tool.appendArgumentsAdjuster(cudaArgumentsAdjuster());
+    status = std::max(status, tool.run(action.get()));
+  }
+  return status;
 }
 
 llvm::Expected<std::vector<FileResult>>
@@ -298,15 +348,28 @@ RewriteSession::results(const std::vector<std::string> &sources) {
     llvm::Expected<tooling::Replacements> reps = edits_.replacementsFor(f);
     if (!reps)
       return reps.takeError();
-    llvm::Expected<std::string> applied = tooling::applyAllReplacements(r.original, *reps);
+    LineName name = lineName(f);
+    llvm::Expected<std::string> applied = applyKeepingLines(r.original, *reps, name);
     if (!applied)
       return applied.takeError();
     bool unseen = edits_.holdsUnseenCode(f);
     bool changed = *applied != r.original || edits_.allMacroFallbacks().count(f) || unseen;
-    r.rewritten = changed ? insertInclude(*applied, edits_.macroFallbacks(f), unseen) : *applied;
+    r.rewritten =
+        changed ? insertInclude(*applied, edits_.macroFallbacks(f), unseen, name) : *applied;
     out.push_back(std::move(r));
   }
   return out;
+}
+
+LineName RewriteSession::lineName(const std::string &file) const {
+  if (!spelledLineNames_)
+    return std::nullopt;
+  std::string spelled = edits_.spelling(file);
+  if (spelled.empty()) {
+    auto it = givenNames_.find(file);
+    spelled = it == givenNames_.end() ? file : it->second;
+  }
+  return spelled;
 }
 
 llvm::Expected<std::string> rewriteCode(llvm::StringRef code, llvm::StringRef fileName,

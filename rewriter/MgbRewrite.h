@@ -4,6 +4,7 @@
 #define MGB_REWRITER_MGBREWRITE_H
 
 #include "EditSet.h"
+#include "LineKeeping.h"
 #include "RewriteDiagnostics.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -50,9 +51,11 @@ clang::tooling::ArgumentsAdjuster cudaArgumentsAdjuster();
 std::string commonRoot(const std::vector<std::string> &files);
 
 // `#include <mgb/mgb.h>` (once), the macro fallbacks and, for a file holding code mgb cannot
-// see, `#include <mgb/unseen_tu.h>` (once) near the top of a rewritten file.
+// see, `#include <mgb/unseen_tu.h>` (once) near the top of a rewritten file (after a byte order
+// mark and the leading comments), ended by a #line that gives the next line its original number
+// (and name).
 std::string insertInclude(llvm::StringRef content, const std::set<std::string> &fallbacks,
-                          bool unseen = false);
+                          bool unseen = false, const LineName &name = std::nullopt);
 
 class RewriteSession {
 public:
@@ -61,7 +64,12 @@ public:
   RewriteSession(std::string root, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs);
   ~RewriteSession();
 
-  // Runs over the sources; returns the tool's status (non-zero: a source did not parse).
+  // How #line directives name a rewritten file: by the spelling the parse knew it by (a source as
+  // given, a header as its #include resolved), or not at all (`#line N`, for --in-place).
+  void setSpelledLineNames(bool spelled) { spelledLineNames_ = spelled; }
+
+  // Runs over the sources (one parse each); returns the tool's status (non-zero: a source did not
+  // parse). A source given by a relative path is parsed under that name, as the compiler sees it.
   int run(const clang::tooling::CompilationDatabase &db, const std::vector<std::string> &sources);
 
   // Every source and every edited header, with its rewritten text.
@@ -73,6 +81,10 @@ public:
   RewriteDiagnostics &diagnostics() { return diagnostics_; }
 
 private:
+  LineName lineName(const std::string &file) const;
+
+  bool spelledLineNames_ = true;
+  std::map<std::string, std::string> givenNames_; // canonical path -> as given to run()
   std::string explain_, warnings_;
   llvm::raw_string_ostream explainStream_, warningStream_;
   RewriteDiagnostics diagnostics_;

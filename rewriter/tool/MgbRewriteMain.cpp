@@ -46,6 +46,18 @@ cl::opt<std::string> rootDir("root",
                                       "the common directory of the sources)"),
                              cl::value_desc("dir"), cl::cat(category));
 
+enum class LineNames { Default, Spelled, None };
+cl::opt<LineNames> lineNames(
+    "line-names",
+    cl::desc("How the #line directives of a rewritten file name it, so that __FILE__ and the "
+             "compiler's messages name the original (default: spelled, none with --in-place)"),
+    cl::values(clEnumValN(LineNames::Spelled, "spelled",
+                          "as the compile names it: a source as given here, a header as its "
+                          "#include resolved"),
+               clEnumValN(LineNames::None, "none",
+                          "`#line N` only: the file keeps the name its compile gives it")),
+    cl::init(LineNames::Default), cl::cat(category));
+
 // Writes through a temporary file in the same directory and a rename: never half a file.
 bool writeAtomically(const std::string &path, const std::string &text) {
   if (std::error_code ec = sys::fs::create_directories(sys::path::parent_path(path))) {
@@ -140,6 +152,8 @@ int main(int argc, const char **argv) {
   }
   mgb::rewriter::RewriteSession session(root, vfs::getRealFileSystem());
   session.diagnostics().setWarningsAsErrors(warningsAsErrors);
+  session.setSpelledLineNames(lineNames == LineNames::Spelled ||
+                              (lineNames == LineNames::Default && !inPlace));
   int status = 0;
   std::optional<Expected<std::vector<FileResult>>> computed;
   CrashRecoveryContext::Enable();

@@ -10,13 +10,21 @@ using mgb::rewriter::rewriteCode;
 
 namespace {
 
+// The rewrite without its #line directives (the tests below are about the code; the directives
+// have tests of their own).
 std::string rewrite(const std::string &code, std::string *explain = nullptr) {
   llvm::Expected<std::string> out = rewriteCode(code, "input.cu", explain);
   if (!out) {
     FAIL(llvm::toString(out.takeError()));
     return "";
   }
-  return *out;
+  std::string code_only;
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(*out).split(lines, '\n');
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (!lines[i].starts_with("#line "))
+      code_only += lines[i].str() + (i + 1 < lines.size() ? "\n" : "");
+  return code_only;
 }
 
 bool contains(const std::string &text, const std::string &part) {
@@ -26,6 +34,21 @@ bool contains(const std::string &text, const std::string &part) {
 const char *kKernel = "__global__ void k(float *x, int n) { if (n) x[0] = 1; }\n";
 
 }  // namespace
+
+TEST_CASE("a rewrite keeps every line's number", "[rewriter]") {
+  llvm::Expected<std::string> out = rewriteCode(
+      "#include <cuda_runtime.h>\n__global__ void k(float *x) {}\nint main() {\n  float *d;\n"
+      "  cudaMalloc(&d, 64);\n  k<<<1, 16>>>(d);\n  cudaFree(d);\n  return __LINE__;\n}\n");
+  REQUIRE(static_cast<bool>(out));
+  CHECK(contains(
+      *out, "#include <mgb/mgb.h>\n#line 1 \"/mgb-test/input.cu\"\n#include <cuda_runtime.h>"));
+  CHECK(contains(*out,
+                 "mgb_task_begin((size_t)(64), mgb_dim(1), mgb_dim(16), (const void *)k, "
+                 "\"input.cu:6\");\n#line 5 \"/mgb-test/input.cu\"\n  mgb_cudaMalloc"));
+  CHECK(contains(*out,
+                 "  mgb_cudaFree(d);\n  mgb_task_end(mgb_task_1);\n#line 8 \"/mgb-test/input.cu\"\n"
+                 "  return __LINE__;"));
+}
 
 TEST_CASE("a task in one function gets probes around its operations", "[rewriter]") {
   std::string out = rewrite(std::string(kKernel) + R"(int main() {
@@ -151,9 +174,32 @@ TEST_CASE("the `<< <` spacing is shown to clang as `<<<` with offsets kept", "[r
 TEST_CASE("the include goes after the leading comments", "[rewriter]") {
   std::string out = mgb::rewriter::insertInclude("// license\n/* more */\n#include <a.h>\n", {});
   CHECK(out ==
-        "// license\n/* more */\n#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n"
+        "// license\n/* more */\n#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n#line 3\n"
         "#include <a.h>\n");
   CHECK(mgb::rewriter::insertInclude(out, {}) == out);
+}
+
+TEST_CASE("the include goes after a byte order mark, and the #line names the file", "[rewriter]") {
+  std::string out = mgb::rewriter::insertInclude("\xEF\xBB\xBFint x;\n", {}, false, "a \"b\".cu");
+  CHECK(out ==
+        "\xEF\xBB\xBF#include <cuda_runtime.h>\n#include <mgb/mgb.h>\n#line 1 \"a \\\"b\\\".cu\"\n"
+        "int x;\n");
+}
+
+TEST_CASE("an edit that adds or removes lines is followed by a #line", "[rewriter]") {
+  using clang::tooling::Replacement;
+  clang::tooling::Replacements reps;
+  std::string in = "int a;\n  f(x);\n#define M(p) \\\n  g(p)\nint b;\n";
+  // A probe before `f(x);` (line 2), a one-line edit, and a #define losing its continuation line
+  // (the #line follows the directive: no newline may go inside it).
+  CHECK(!reps.add(Replacement("in.cu", 9, 0, "probe();\n  ")));
+  CHECK(!reps.add(Replacement("in.cu", 11, 1, "y")));
+  CHECK(!reps.add(Replacement("in.cu", 28, 8, "g2(p)")));
+  llvm::Expected<std::string> out = mgb::rewriter::applyKeepingLines(in, reps, "in.cu");
+  REQUIRE(static_cast<bool>(out));
+  CHECK(*out ==
+        "int a;\n  probe();\n#line 2 \"in.cu\"\n  f(y);\n#define M(p) g2(p)\n"
+        "#line 5 \"in.cu\"\nint b;\n");
 }
 
 TEST_CASE("clang's CUDA headers get the toolkit's own headers, not a project's of that name",
@@ -265,4 +311,41 @@ TEST_CASE("an export-fixes replacement turns the original into the rewrite, on w
   std::string yaml = mgb::rewriter::fixesYaml(cases, "/a.cu");
   CHECK(contains(yaml, "MainSourceFile:  '/a.cu'"));
   CHECK(contains(yaml, "FilePath:        '/e.cu'"));
+}
+
+TEST_CASE("after the original's own #line, the rewrite's #line counts from it", "[rewriter]") {
+  using clang::tooling::Replacement;
+  clang::tooling::Replacements reps;
+  std::string in = "int a;\n#line 100 \"g\\\"en.y\"\nint b;\n  f(x);\n";
+  CHECK(!reps.add(Replacement("in.cu", 36, 0, "probe();\n  ")));
+  llvm::Expected<std::string> out = mgb::rewriter::applyKeepingLines(in, reps, "in.cu");
+  REQUIRE(static_cast<bool>(out));
+  CHECK(*out ==
+        "int a;\n#line 100 \"g\\\"en.y\"\nint b;\n  probe();\n#line 101 "
+        "\"g\\\"en.y\"\n  f(x);\n");
+}
+
+TEST_CASE("warnings clang makes errors by default do not fail the parse", "[rewriter]") {
+  // Old C that gcc 12 compiles with warnings: an implicit declaration, an int made a pointer.
+  llvm::Expected<std::string> out = rewriteCode(
+      "#include <cuda_runtime.h>\nint main(void) {\n  float *d;\n  int *p = 5;\n"
+      "  legacy_init();\n  cudaMalloc((void **)&d, 64);\n  cudaFree(d);\n"
+      "  return p != 0;\n}\n",
+      "legacy.c", nullptr, {"-x", "c"});
+  REQUIRE(static_cast<bool>(out));
+  CHECK(contains(*out, "mgb_cudaMalloc((void **)&d, 64);"));
+}
+
+TEST_CASE("an error in a kernel does not fail the parse; one in host code does", "[rewriter]") {
+  const char *kernel =
+      "struct Acc { float s = 0; };\n"
+      "__global__ void k(float *x) { __shared__ Acc a; x[0] = a.s; }\n";
+  llvm::Expected<std::string> device = rewriteCode(
+      std::string(kernel) + "int main() { float *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); }\n");
+  REQUIRE(static_cast<bool>(device));
+  CHECK(contains(*device, "mgb_cudaMalloc(&d, 4)"));
+  llvm::Expected<std::string> host = rewriteCode(
+      std::string(kernel) + "int main(int n, char **) { int v[n] = {0}; return v[0]; }\n");
+  CHECK_FALSE(static_cast<bool>(host));
+  if (!host) llvm::consumeError(host.takeError());
 }

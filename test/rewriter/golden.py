@@ -7,7 +7,10 @@ SOURCES -- FLAGS`) and FileCheck the rewrite; this script then checks, in order:
      for C/C++ host files) `-c -Wall -Werror` with the CUDA include directory;
   2. idempotence: `mgb-rewrite --check` on the rewritten sources exits 0 (nothing to change);
   3. `mgb-rewrite --check` on the original sources exits 1 and prints a `+++ ... (mgb-rewrite)`
-     diff.
+     diff;
+  4. line numbers: after the include block, every line of a rewrite that is, unchanged, a line the
+     original holds once sits at that line's original number, as the rewrite's #line directives
+     give it.
 The root is the directory of the first source, as for the rewrite. FLAGS are the compiler flags
 the rewrite got (after its `--`), given to each compile and to both --check runs.
 
@@ -22,11 +25,41 @@ import sys
 
 
 def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True)
+    # errors="replace": a source may hold bytes that are not UTF-8 (byte_order_mark.cu).
+    return subprocess.run(cmd, capture_output=True, text=True, errors="replace")
 
 
 def fail(message, result):
     sys.exit(f"golden: {message} (exit {result.returncode}):\n{result.stdout}{result.stderr}")
+
+
+LINE_DIRECTIVE = re.compile(r'#line (\d+)(?: ".*")?$')
+
+
+def check_line_numbers(original_path, rewritten_path):
+    """Lines kept as written must keep their numbers (source identity, docs/rewriter.md)."""
+    with open(original_path, "rb") as f:
+        original = f.read().decode("utf-8", "replace").splitlines()
+    with open(rewritten_path, "rb") as f:
+        rewritten = f.read().decode("utf-8", "replace").splitlines()
+    where = {}
+    for number, line in enumerate(original, 1):
+        where.setdefault(line, []).append(number)
+    number = None  # before the first #line: leading comments and the include block
+    for line in rewritten:
+        directive = LINE_DIRECTIVE.match(line)
+        if directive:
+            number = int(directive.group(1))
+            continue
+        if number is None:
+            continue
+        places = where.get(line, [])
+        if len(line.strip()) > 3 and len(places) == 1 and places[0] != number:
+            sys.exit(f"golden: {os.path.basename(rewritten_path)}: `{line.strip()}` is line "
+                     f"{places[0]} of the original but line {number} of the rewrite")
+        number += 1
+    if number is None and original != rewritten:
+        sys.exit(f"golden: {os.path.basename(rewritten_path)} has no #line directive")
 
 
 def main():
@@ -59,6 +92,9 @@ def main():
         result = run([*cmd, *flags, path, "-o", obj])
         if result.returncode != 0:
             fail(f"compiling rewritten {os.path.basename(path)} failed", result)
+
+    for source, path in zip(args.sources, rewritten):
+        check_line_numbers(source, path)
 
     result = run([args.mgb_rewrite, "--root", first, "--check", *rewritten, "--", f"-I{root}",
                   *flags])

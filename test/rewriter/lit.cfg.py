@@ -18,13 +18,14 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".cu", ".c"]
 # Sources that are not tests of their own: parse_error.cu is rewriter.parse_error's input
 # (CMakeLists.txt), buffers.cu the second translation unit of patterns/multi_tu.cu, and the
-# projects beside inputs/ belong to the mgb-nvcc/mgb-cc tests.
+# projects beside inputs/ (and driver_identity/) belong to the mgb-nvcc/mgb-cc tests.
 config.excludes = [
     "parse_error.cu",
     "buffers.cu",
     "makefile_project",
     "cmake_project",
     "fallback",
+    "driver_identity",
     "whole_program",
 ]
 
@@ -33,12 +34,25 @@ llvm_config.add_tool_substitutions(
     [config.llvm_tools_dir],
 )
 config.substitutions.append(("%mgb-rewrite", config.mgb_rewrite))
+config.substitutions.append(("%nvcc", config.nvcc))
+config.substitutions.append(("%runtime-include", config.runtime_include))
 config.substitutions.append(("%gcc", config.gcc))
 config.substitutions.append(("%gxx", config.gxx))
 # The rewrite keeps comments: FileCheck reads it without its CHECK comment lines, which would
-# otherwise match themselves.
+# otherwise match themselves. %strip-checks also drops the #line directives that keep the
+# original's line numbers (the tests check the code; source_identity, byte_order_mark and
+# device_diagnostics check the directives, through %strip-check-comments, which keeps them).
 config.substitutions.append(
-    ("%strip-checks", "grep -v -E '^[[:blank:]]*//[[:blank:]]*CHECK'")
+    (
+        "%strip-check-comments",
+        "grep -a -v -E '^[[:blank:]]*//[[:blank:]]*CHECK'",
+    )
+)
+config.substitutions.append(
+    (
+        "%strip-checks",
+        "grep -a -v -E '^[[:blank:]]*//[[:blank:]]*CHECK|^#line [0-9]+'",
+    )
 )
 # %golden [--host-compiler %gcc] OUT SOURCE... [-- FLAG...]: nvcc -c (or the host compiler) on
 # each rewritten source in OUT/first, idempotence, --check on the originals (golden.py).

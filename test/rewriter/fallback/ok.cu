@@ -1,5 +1,5 @@
 // A translation unit clang parses: rewritten as usual, also when compiled in one nvcc command with
-// shared_init.cu, which cannot be (test: rewriter.driver_fallback).
+// vla_init.cu, which cannot be (test: rewriter.driver_fallback).
 #include <cuda_runtime.h>
 
 __global__ void scale(float *x, int n, float a) {

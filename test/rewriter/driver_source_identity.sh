@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# mgb-nvcc keeps the original's source identity and prints only what nvcc prints:
+#  1. __FILE__/__LINE__ (`nvcc -E` of inputs/source_identity: markers in the source and in a header
+#     the rewrite edits) expand as in the original compile, spelled as given (before: the
+#     temporary copy's path, lines shifted by the probe includes);
+#  2. sources nvcc compiles with at most a warning and clang's host parse used to reject (device-only
+#     errors, narrowing; inputs/device_diagnostics.cu), a source with a UTF-8 BOM
+#     (inputs/byte_order_mark.cu) and one on which clang warns by default
+#     (driver_identity/clang_only_warnings.cu), compiled in one command: rewritten (the objects
+#     call mgb's twins), and stderr is exactly nvcc's: no clang warnings, no "[1/3] Processing
+#     file", no fallback.
+# Usage: driver_source_identity.sh MGB_NVCC NVCC NM TEST_DIR(test/rewriter)
+set -u
+mgb_nvcc=$1 nvcc=$2 nm=$3 tests=$4
+dir=$(mktemp -d /tmp/mgb-identity.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+mkdir -p "$dir/src" "$dir/plain" "$dir/mgb"
+cp -r "$tests/inputs/source_identity" "$tests/inputs/device_diagnostics.cu" \
+  "$tests/inputs/byte_order_mark.cu" "$tests/driver_identity/clang_only_warnings.cu" "$dir/src/"
+
+# 1. The markers' expansions, original against rewrite, sources spelled relative to the compile.
+sites() { grep -o 'mgb_site_marker(".*", [0-9]*)'; }
+(cd "$dir/plain" && "$nvcc" -E ../src/source_identity/main.cu | sites >"$dir/plain.sites") ||
+  fail "nvcc -E failed"
+(cd "$dir/mgb" && "$mgb_nvcc" -E ../src/source_identity/main.cu 2>"$dir/mgb-E.err" | sites \
+  >"$dir/mgb.sites") || fail "mgb-nvcc -E failed: $(cat "$dir/mgb-E.err")"
+grep -q '"../src/source_identity/scale.cuh", 18' "$dir/plain.sites" ||
+  fail "unexpected original markers: $(cat "$dir/plain.sites")"
+diff "$dir/plain.sites" "$dir/mgb.sites" >"$dir/sites.diff" ||
+  fail "__FILE__/__LINE__ differ after the rewrite: $(cat "$dir/sites.diff")"
+grep -q "NOT rewritten" "$dir/mgb-E.err" && fail "source_identity fell back: $(cat "$dir/mgb-E.err")"
+
+# 2. One command, three sources: the same stderr as nvcc's, and rewritten objects.
+sources=(../src/device_diagnostics.cu ../src/byte_order_mark.cu ../src/clang_only_warnings.cu)
+(cd "$dir/plain" && "$nvcc" -arch=sm_90 -c "${sources[@]}" 2>"$dir/plain.err") ||
+  fail "nvcc failed: $(cat "$dir/plain.err")"
+(cd "$dir/mgb" && "$mgb_nvcc" -arch=sm_90 -c "${sources[@]}" 2>"$dir/mgb.err") ||
+  fail "mgb-nvcc failed: $(cat "$dir/mgb.err")"
+grep -q "narrowing" "$dir/plain.err" || fail "nvcc's own narrowing warning is missing"
+diff "$dir/plain.err" "$dir/mgb.err" >"$dir/err.diff" ||
+  fail "mgb-nvcc's stderr is not nvcc's: $(cat "$dir/err.diff")"
+for o in device_diagnostics.o byte_order_mark.o clang_only_warnings.o; do
+  "$nm" "$dir/mgb/$o" | grep -q "U mgb_task_begin" || fail "$o is not rewritten"
+done
+echo "PASS: __FILE__/__LINE__ as in the original; 3 sources rewritten with nvcc's stderr only"
