@@ -23,7 +23,7 @@ ProgramErrorScope::~ProgramErrorScope() {
   --thread_errors.depth;
   if (!outermost_) return;
   (void)api_.GetLastError();  // what libmgb's own calls left: never the program's
-  thread_errors.pending = result_ != cudaSuccess ? result_ : on_entry_;
+  thread_errors.pending = SetsLastError(result_) ? result_ : on_entry_;
 }
 
 cudaError_t ProgramGetLastError(CudaApi &api) {

@@ -1,5 +1,7 @@
 #include "fake_cuda.h"
 
+#include "program_errors.h"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -32,9 +34,10 @@ cudaError_t &LastErrorSlot(const FakeCudaApi *api) {
 }  // namespace
 
 cudaError_t FakeCudaApi::Note(cudaError_t result) {
-  if (result != cudaSuccess) {
-    LastErrorSlot(this) =
-        result;  // CUDA's rule: a failing call sets it, a successful one leaves it
+  // CUDA's rule: a failing call sets it, a successful one leaves it, and so does a query's
+  // cudaErrorNotReady (CUDA 13 on an H100: no failure).
+  if (runtime::SetsLastError(result)) {
+    LastErrorSlot(this) = result;
     ++failures_;
   }
   return result;

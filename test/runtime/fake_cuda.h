@@ -56,12 +56,13 @@ class FakeCudaApi final : public runtime::CudaApi {
   size_t LimitOn(int device, cudaLimit limit);
   // Busy: streams and events have work in flight, so their queries answer cudaErrorNotReady.
   void SetBusy(bool busy) { busy_ = busy; }
-  // How many calls failed so far (each set its thread's last error).
+  // How many calls failed so far (each set its thread's last error; cudaErrorNotReady is none).
   int Failures() const { return failures_; }
 
   // ---- CudaApi
   // CUDA's per-thread rule: every failing call sets the calling thread's last error to its code
-  // (Note), a successful one leaves it; Get returns and resets it, Peek returns it.
+  // (Note), a successful one or a cudaErrorNotReady leaves it; Get returns and resets it, Peek
+  // returns it.
   cudaError_t GetLastError() override;
   cudaError_t PeekAtLastError() override;
   cudaError_t GetDeviceCount(int *count) override;

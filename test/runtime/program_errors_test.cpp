@@ -333,6 +333,11 @@ std::vector<std::string> BusyQueries(Cuda cuda, FakeCudaApi &fake) {
   step("StreamQuery (busy)", cuda.StreamQuery(stream));
   step("Malloc", cuda.Malloc(reinterpret_cast<void **>(&a), kN * sizeof(float)));
   seen.push_back("get -> " + std::to_string(cuda.GetLastError()));
+  float not_device[4];
+  step("Free(host pointer)", cuda.Free(not_device));     // an error of the program's...
+  step("StreamQuery (busy)", cuda.StreamQuery(stream));  // ...not replaced by a not-ready
+  step("EventQuery (busy)", cuda.EventQuery(event));
+  seen.push_back("get -> " + std::to_string(cuda.GetLastError()));
   fake.SetBusy(false);
   step("EventQuery (done)", cuda.EventQuery(event));
   step("StreamDestroy", cuda.StreamDestroy(stream));
@@ -406,7 +411,11 @@ TEST_CASE("libmgb: not-ready queries are the program's own, and busy work shows 
   std::vector<std::string> plain = BusyQueries(Plain{plain_cuda}, plain_cuda);
   std::vector<std::string> rewritten = BusyQueries(Rewritten{ProcessFake()}, ProcessFake());
   CheckSame(rewritten, plain);
-  CHECK(plain[8] == "get -> " + std::to_string(cudaErrorNotReady));
+  // Queries answered cudaErrorNotReady, which CUDA does not keep as the last error; the
+  // program's own error survived them.
+  CHECK(plain[5] == "EventQuery (busy) -> " + std::to_string(cudaErrorNotReady) + ", peek 0");
+  CHECK(plain[8] == "get -> 0");
+  CHECK(plain[12] == "get -> " + std::to_string(cudaErrorInvalidValue));
 }
 
 TEST_CASE("libmgb: graph capture and launch leave the error state CUDA would",
@@ -448,21 +457,36 @@ TEST_CASE("libmgb: its own failing CUDA calls never reach the program's cudaGetL
     mgb_task_end(task);
     CHECK(mgb_cudaGetLastError() == cudaSuccess);
   }
-  SECTION("a not-ready query made while libmgb serves a call") {
-    cudaStream_t real = nullptr;
-    REQUIRE(cuda.StreamCreateWithFlags(&real, 0) == cudaSuccess);
-    // A kernel whose launch (inside mgb_cudaLaunchKernel) queries busy work, as libmgb's own
-    // stream and event queries do.
+  SECTION("a failing query made while libmgb serves a call") {
+    // A kernel whose launch (inside mgb_cudaLaunchKernel) queries a stream CUDA does not know,
+    // standing for any CUDA call libmgb makes for itself and gets an error from.
     const void *querying = &fresh_kernels[2];
-    cuda.RegisterKernel(querying, {sizeof(float *), sizeof(int)}, [&cuda, real](FakeLaunch &) {
-      cuda.SetBusy(true);
-      CHECK(cuda.StreamQuery(real) == cudaErrorNotReady);
-      cuda.SetBusy(false);
+    cuda.RegisterKernel(querying, {sizeof(float *), sizeof(int)}, [&cuda](FakeLaunch &) {
+      static char unknown_stream;
+      CHECK(cuda.StreamQuery(reinterpret_cast<cudaStream_t>(&unknown_stream)) ==
+            cudaErrorInvalidResourceHandle);
+      CHECK(cuda.PeekAtLastError() == cudaErrorInvalidResourceHandle);
     });
     void *args[] = {&a, &n};
     REQUIRE(mgb_cudaLaunchKernel(querying, dim3(1), dim3(kN), args, 0, nullptr) == cudaSuccess);
     CHECK(mgb_cudaPeekAtLastError() == cudaSuccess);
     CHECK(mgb_cudaGetLastError() == cudaSuccess);
+  }
+  SECTION("a twin answering cudaErrorNotReady leaves the last error as CUDA does") {
+    cudaStream_t stream = nullptr;
+    REQUIRE(mgb_cudaStreamCreate(&stream) == cudaSuccess);
+    void *args[] = {&a, &n};
+    REQUIRE(mgb_cudaLaunchKernel(Twice(), dim3(1), dim3(kN), args, 0, stream) == cudaSuccess);
+    REQUIRE(mgb_cudaSetDevice(-1) == cudaErrorInvalidDevice);
+    cuda.SetBusy(true);
+    CHECK(mgb_cudaStreamQuery(stream) == cudaErrorNotReady);
+    cuda.SetBusy(false);
+    CHECK(mgb_cudaGetLastError() == cudaErrorInvalidDevice);
+    cuda.SetBusy(true);
+    CHECK(mgb_cudaStreamQuery(stream) == cudaErrorNotReady);
+    cuda.SetBusy(false);
+    CHECK(mgb_cudaGetLastError() == cudaSuccess);
+    CHECK(mgb_cudaStreamDestroy(stream) == cudaSuccess);
   }
   SECTION("the program's own earlier error survives libmgb's failing calls") {
     void *args[] = {&a, &n};
