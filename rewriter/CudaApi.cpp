@@ -37,6 +37,10 @@ const llvm::StringMap<OpKind> &twins() {
       {"cudaEventDestroy", OpKind::Other},
       {"cudaDeviceSetLimit", OpKind::Other},
       {"cudaSetDevice", OpKind::Other},
+      // The CUDA state the program sees: libmgb's own calls never show in it (docs/runtime.md).
+      {"cudaGetDevice", OpKind::Other},
+      {"cudaGetLastError", OpKind::Other},
+      {"cudaPeekAtLastError", OpKind::Other},
       {"cudaDeviceSynchronize", OpKind::Other},
       {"cudaLaunchKernel", OpKind::Other},
       {"cudaStreamBeginCapture", OpKind::Other},

@@ -16,6 +16,12 @@ class CudaApi {
  public:
   virtual ~CudaApi() = default;
 
+  // The calling thread's last error: Get returns and resets it, Peek only returns it. Every
+  // failing call above sets it, so libmgb's own calls change what the program would read: the
+  // C API keeps the program's error apart (program_errors.h).
+  virtual cudaError_t GetLastError() = 0;
+  virtual cudaError_t PeekAtLastError() = 0;
+
   virtual cudaError_t GetDeviceCount(int *count) = 0;
   virtual cudaError_t GetDevice(int *device) = 0;
   virtual cudaError_t SetDevice(int device) = 0;

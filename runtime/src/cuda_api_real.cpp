@@ -11,6 +11,8 @@ namespace {
 
 class RealCudaApi final : public CudaApi {
  public:
+  cudaError_t GetLastError() override { return cudaGetLastError(); }
+  cudaError_t PeekAtLastError() override { return cudaPeekAtLastError(); }
   cudaError_t GetDeviceCount(int *count) override { return cudaGetDeviceCount(count); }
   cudaError_t GetDevice(int *device) override { return cudaGetDevice(device); }
   cudaError_t SetDevice(int device) override { return cudaSetDevice(device); }

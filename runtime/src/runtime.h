@@ -85,6 +85,8 @@ class Runtime {
   // ---- device
   cudaError_t DeviceSetLimit(cudaLimit limit, size_t value);
   cudaError_t SetDevice(int device);
+  // The device the program chose (cudaSetDevice), not the one mgbd placed its work on.
+  cudaError_t GetDevice(int *device);
   cudaError_t DeviceSynchronize();
 
   // ---- launches
@@ -144,6 +146,7 @@ class Runtime {
     std::vector<cudaEvent_t> pending_records;  // stand-in events recorded before that
     int captures = 0;                          // stream captures under way on this thread
     int capture_device = -1;                   // the GPU they capture on
+    int program_device = 0;  // what the program set with cudaSetDevice (CUDA's default: 0)
   };
   struct Resolved {
     LazyObject *object = nullptr;

@@ -248,7 +248,18 @@ cudaError_t Runtime::SetDevice(int device) {
   cudaError_t error = DeviceCount(&count);
   if (error != cudaSuccess) return error;
   // Validated like CUDA does, then only recorded: mgbd decides where work runs.
-  return device >= 0 && device < count ? cudaSuccess : cudaErrorInvalidDevice;
+  if (device < 0 || device >= count) return cudaErrorInvalidDevice;
+  Thread().program_device = device;
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::GetDevice(int *device) {
+  if (!session_.Managed()) return api_.GetDevice(device);
+  if (device == nullptr) return cudaErrorInvalidValue;
+  // The program's own numbering: what it passes on to cudaGetDeviceProperties & co. names the
+  // GPU it chose, whichever GPU libmgb made current for its tasks.
+  *device = Thread().program_device;
+  return cudaSuccess;
 }
 
 cudaError_t Runtime::DeviceSynchronize() {

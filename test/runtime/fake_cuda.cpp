@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "program_errors.h"
+
 namespace mgb::test {
 
 FakeCudaApi::~FakeCudaApi() {
@@ -30,6 +32,31 @@ int &CurrentSlot(const FakeCudaApi *api) {
 }  // namespace
 
 int FakeCudaApi::Current() { return CurrentSlot(this); }
+
+namespace {
+// The calling thread's last error for one fake, as CUDA keeps one per host thread.
+cudaError_t &LastErrorSlot(const FakeCudaApi *api) {
+  thread_local std::map<const FakeCudaApi *, cudaError_t> last;
+  return last[api];
+}
+}  // namespace
+
+cudaError_t FakeCudaApi::Note(cudaError_t result) {
+  // CUDA's rule: a failing call sets it, a successful one leaves it, and so does a query's
+  // cudaErrorNotReady (CUDA 13 on an H100: no failure).
+  if (runtime::SetsLastError(result)) {
+    LastErrorSlot(this) = result;
+    ++failures_;
+  }
+  return result;
+}
+
+cudaError_t FakeCudaApi::GetLastError() {
+  cudaError_t last = LastErrorSlot(this);
+  LastErrorSlot(this) = cudaSuccess;
+  return last;
+}
+cudaError_t FakeCudaApi::PeekAtLastError() { return LastErrorSlot(this); }
 
 void FakeCudaApi::Log(const char *name, const void *pointer, size_t bytes) {
   int device = Current();
@@ -105,11 +132,12 @@ cudaError_t FakeCudaApi::GetDeviceCount(int *count) {
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::GetDevice(int *device) {
+  if (device == nullptr) return Note(cudaErrorInvalidValue);
   *device = Current();
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::SetDevice(int device) {
-  if (device < 0 || device >= devices_) return cudaErrorInvalidDevice;
+  if (device < 0 || device >= devices_) return Note(cudaErrorInvalidDevice);
   CurrentSlot(this) = device;
   Log("SetDevice", nullptr, static_cast<size_t>(device));
   return cudaSuccess;
@@ -117,18 +145,18 @@ cudaError_t FakeCudaApi::SetDevice(int device) {
 cudaError_t FakeCudaApi::DeviceGetByPCIBusId(int *device, const char *pci_bus_id) {
   ++bus_id_lookups_;
   int index = std::atoi(pci_bus_id);  // the fake's bus ids are "0", "1", ...
-  if (index < 0 || index >= devices_) return cudaErrorInvalidDevice;
+  if (index < 0 || index >= devices_) return Note(cudaErrorInvalidDevice);
   *device = index;
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::DeviceGetPCIBusId(char *pci_bus_id, int length, int device) {
-  if (device < 0 || device >= devices_) return cudaErrorInvalidDevice;
+  if (device < 0 || device >= devices_) return Note(cudaErrorInvalidDevice);
   std::snprintf(pci_bus_id, static_cast<size_t>(length), "%d", device);  // "0", "1", ...
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::DeviceSynchronize() {
   Log("DeviceSynchronize");
-  return AllowedDuringCapture() ? cudaSuccess : cudaErrorStreamCaptureUnsupported;
+  return Note(AllowedDuringCapture() ? cudaSuccess : cudaErrorStreamCaptureUnsupported);
 }
 cudaError_t FakeCudaApi::DeviceSetLimit(cudaLimit limit, size_t value) {
   Log("DeviceSetLimit", nullptr, value);
@@ -139,7 +167,7 @@ cudaError_t FakeCudaApi::DeviceSetLimit(cudaLimit limit, size_t value) {
 cudaError_t FakeCudaApi::FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) {
   ++func_attribute_queries_;
   std::lock_guard lock(mu_);
-  if (!kernels_.count(func)) return cudaErrorInvalidDeviceFunction;
+  if (!kernels_.count(func)) return Note(cudaErrorInvalidDeviceFunction);
   *attributes = cudaFuncAttributes{};
   attributes->numRegs = 32;
   return cudaSuccess;
@@ -148,15 +176,15 @@ cudaError_t FakeCudaApi::FuncGetParamInfo(const void *func, size_t index, size_t
                                           size_t *size) {
   std::lock_guard lock(mu_);
   auto it = kernels_.find(func);
-  if (it == kernels_.end()) return cudaErrorInvalidDeviceFunction;
-  if (index >= it->second.param_sizes.size()) return cudaErrorInvalidValue;
+  if (it == kernels_.end()) return Note(cudaErrorInvalidDeviceFunction);
+  if (index >= it->second.param_sizes.size()) return Note(cudaErrorInvalidValue);
   *offset = 0;
   for (size_t i = 0; i < index; ++i) *offset += it->second.param_sizes[i];
   *size = it->second.param_sizes[index];
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::Malloc(void **ptr, size_t bytes) {
-  if (!AllowedDuringCapture()) return cudaErrorStreamCaptureUnsupported;
+  if (!AllowedDuringCapture()) return Note(cudaErrorStreamCaptureUnsupported);
   void *memory = std::calloc(1, bytes == 0 ? 1 : bytes);
   {
     std::lock_guard lock(mu_);
@@ -178,7 +206,7 @@ cudaError_t FakeCudaApi::Free(void *ptr) {
   if (ptr == nullptr) return cudaSuccess;
   std::lock_guard lock(mu_);
   auto it = allocations_.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it == allocations_.end()) return cudaErrorInvalidValue;
+  if (it == allocations_.end()) return Note(cudaErrorInvalidValue);
   allocations_.erase(it);
   std::free(ptr);
   return cudaSuccess;
@@ -189,13 +217,13 @@ cudaError_t FakeCudaApi::Memcpy(void *dst, const void *src, size_t count, cudaMe
       : kind == cudaMemcpyDeviceToDevice ? "MemcpyDtoD"
                                          : "Memcpy",
       dst, count);
-  if (!AllowedDuringCapture()) return cudaErrorStreamCaptureUnsupported;
+  if (!AllowedDuringCapture()) return Note(cudaErrorStreamCaptureUnsupported);
   {
     std::lock_guard lock(mu_);
     bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
     bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
     if ((dst_device && !Inside(dst, count)) || (src_device && !Inside(src, count))) {
-      return cudaErrorInvalidValue;
+      return Note(cudaErrorInvalidValue);
     }
   }
   std::memmove(dst, src, count);
@@ -207,7 +235,8 @@ cudaError_t FakeCudaApi::MemcpyAsync(void *dst, const void *src, size_t count, c
   if (stream != nullptr) {
     std::lock_guard lock(mu_);
     auto it = streams_.find(stream);
-    if (it == streams_.end() || it->second != Current()) return cudaErrorInvalidResourceHandle;
+    if (it == streams_.end() || it->second != Current())
+      return Note(cudaErrorInvalidResourceHandle);
   }
   std::memmove(dst, src, count);
   (void)kind;
@@ -229,10 +258,10 @@ cudaError_t FakeCudaApi::MemcpyPeer(void *dst, int, const void *src, int, size_t
 }
 cudaError_t FakeCudaApi::Memset(void *ptr, int value, size_t count) {
   Log("Memset", ptr, count);
-  if (!AllowedDuringCapture()) return cudaErrorStreamCaptureUnsupported;
+  if (!AllowedDuringCapture()) return Note(cudaErrorStreamCaptureUnsupported);
   {
     std::lock_guard lock(mu_);
-    if (!Inside(ptr, count)) return cudaErrorInvalidValue;
+    if (!Inside(ptr, count)) return Note(cudaErrorInvalidValue);
   }
   std::memset(ptr, value, count);
   return cudaSuccess;
@@ -259,7 +288,7 @@ cudaError_t FakeCudaApi::MemcpyToSymbol(const void *symbol, const void *src, siz
   std::vector<unsigned char> *bytes = nullptr;
   cudaError_t error = SymbolBytesLocked(symbol, count, offset, &bytes);
   if (error == cudaSuccess) std::memcpy(bytes->data() + offset, src, count);
-  return error;
+  return Note(error);
 }
 cudaError_t FakeCudaApi::MemcpyFromSymbol(void *dst, const void *symbol, size_t count,
                                           size_t offset, cudaMemcpyKind) {
@@ -268,7 +297,7 @@ cudaError_t FakeCudaApi::MemcpyFromSymbol(void *dst, const void *symbol, size_t 
   std::vector<unsigned char> *bytes = nullptr;
   cudaError_t error = SymbolBytesLocked(symbol, count, offset, &bytes);
   if (error == cudaSuccess) std::memcpy(dst, bytes->data() + offset, count);
-  return error;
+  return Note(error);
 }
 void *FakeCudaApi::NewHandle(std::map<void *, int> &table) {
   void *handle = std::malloc(1);
@@ -284,22 +313,26 @@ cudaError_t FakeCudaApi::StreamCreateWithFlags(cudaStream_t *stream, unsigned in
 cudaError_t FakeCudaApi::StreamDestroy(cudaStream_t stream) {
   Log("StreamDestroy", stream);
   std::lock_guard lock(mu_);
-  if (streams_.erase(stream) == 0) return cudaErrorInvalidResourceHandle;
+  if (streams_.erase(stream) == 0) return Note(cudaErrorInvalidResourceHandle);
   std::free(stream);
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::StreamSynchronize(cudaStream_t stream) {
   Log("StreamSynchronize", stream);
   std::lock_guard lock(mu_);
-  return stream == nullptr || streams_.count(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+  return Note(stream == nullptr || streams_.count(stream) ? cudaSuccess
+                                                          : cudaErrorInvalidResourceHandle);
 }
-cudaError_t FakeCudaApi::StreamQuery(cudaStream_t stream) { return StreamSynchronize(stream); }
+cudaError_t FakeCudaApi::StreamQuery(cudaStream_t stream) {
+  cudaError_t error = StreamSynchronize(stream);
+  return Note(error == cudaSuccess && busy_ ? cudaErrorNotReady : error);
+}
 cudaError_t FakeCudaApi::StreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
   Log("StreamWaitEvent", stream);
   std::lock_guard lock(mu_);
-  return (stream == nullptr || streams_.count(stream)) && events_.count(event)
-             ? cudaSuccess
-             : cudaErrorInvalidResourceHandle;
+  return Note((stream == nullptr || streams_.count(stream)) && events_.count(event)
+                  ? cudaSuccess
+                  : cudaErrorInvalidResourceHandle);
 }
 cudaError_t FakeCudaApi::EventCreateWithFlags(cudaEvent_t *event, unsigned int) {
   *event = static_cast<cudaEvent_t>(NewHandle(events_));
@@ -310,30 +343,33 @@ cudaError_t FakeCudaApi::EventRecord(cudaEvent_t event, cudaStream_t stream) {
   Log("EventRecord", event);
   std::lock_guard lock(mu_);
   auto it = events_.find(event);
-  if (it == events_.end()) return cudaErrorInvalidResourceHandle;
+  if (it == events_.end()) return Note(cudaErrorInvalidResourceHandle);
   if (stream != nullptr && (!streams_.count(stream) || streams_[stream] != it->second)) {
-    return cudaErrorInvalidResourceHandle;  // CUDA: event and stream of different devices
+    return Note(cudaErrorInvalidResourceHandle);  // CUDA: event and stream of different devices
   }
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::EventSynchronize(cudaEvent_t event) {
   Log("EventSynchronize", event);
   std::lock_guard lock(mu_);
-  return events_.count(event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+  return Note(events_.count(event) ? cudaSuccess : cudaErrorInvalidResourceHandle);
 }
-cudaError_t FakeCudaApi::EventQuery(cudaEvent_t event) { return EventSynchronize(event); }
+cudaError_t FakeCudaApi::EventQuery(cudaEvent_t event) {
+  cudaError_t error = EventSynchronize(event);
+  return Note(error == cudaSuccess && busy_ ? cudaErrorNotReady : error);
+}
 cudaError_t FakeCudaApi::EventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
   Log("EventElapsedTime", start);
   std::lock_guard lock(mu_);
-  if (!events_.count(start) || !events_.count(end)) return cudaErrorInvalidResourceHandle;
-  if (events_[start] != events_[end]) return cudaErrorInvalidResourceHandle;  // as CUDA does
+  if (!events_.count(start) || !events_.count(end)) return Note(cudaErrorInvalidResourceHandle);
+  if (events_[start] != events_[end]) return Note(cudaErrorInvalidResourceHandle);  // as CUDA does
   *ms = 1.5f;
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::EventDestroy(cudaEvent_t event) {
   Log("EventDestroy", event);
   std::lock_guard lock(mu_);
-  if (events_.erase(event) == 0) return cudaErrorInvalidResourceHandle;
+  if (events_.erase(event) == 0) return Note(cudaErrorInvalidResourceHandle);
   std::free(event);
   return cudaSuccess;
 }
@@ -344,9 +380,9 @@ cudaError_t FakeCudaApi::LaunchKernel(const void *func, dim3 grid, dim3 block, v
   {
     std::lock_guard lock(mu_);
     auto it = kernels_.find(func);
-    if (it == kernels_.end()) return cudaErrorInvalidDeviceFunction;
+    if (it == kernels_.end()) return Note(cudaErrorInvalidDeviceFunction);
     if (stream != nullptr && (!streams_.count(stream) || streams_[stream] != Current())) {
-      return cudaErrorInvalidResourceHandle;
+      return Note(cudaErrorInvalidResourceHandle);
     }
     body = it->second.body;
     if (auto capture = capturing_.find(stream); capture != capturing_.end()) {
@@ -375,8 +411,8 @@ cudaError_t FakeCudaApi::StreamBeginCapture(cudaStream_t stream, cudaStreamCaptu
   Log("StreamBeginCapture", stream);
   std::lock_guard lock(mu_);
   auto it = streams_.find(stream);
-  if (it == streams_.end() || it->second != Current()) return cudaErrorInvalidResourceHandle;
-  if (capturing_.count(stream)) return cudaErrorIllegalState;
+  if (it == streams_.end() || it->second != Current()) return Note(cudaErrorInvalidResourceHandle);
+  if (capturing_.count(stream)) return Note(cudaErrorIllegalState);
   capturing_[stream] = FakeGraph{Current(), {}};
   return cudaSuccess;
 }
@@ -385,13 +421,13 @@ cudaError_t FakeCudaApi::StreamEndCapture(cudaStream_t stream, cudaGraph_t *grap
   Log("StreamEndCapture", stream);
   std::lock_guard lock(mu_);
   auto it = capturing_.find(stream);
-  if (it == capturing_.end()) return cudaErrorIllegalState;
+  if (it == capturing_.end()) return Note(cudaErrorIllegalState);
   auto made = std::make_unique<FakeGraph>(std::move(it->second));
   capturing_.erase(it);
   if (capture_invalidated_) {
     capture_invalidated_ = !capturing_.empty();
     *graph = nullptr;
-    return cudaErrorStreamCaptureInvalidated;
+    return Note(cudaErrorStreamCaptureInvalidated);
   }
   void *handle = std::malloc(1);
   graphs_[handle] = std::move(made);
@@ -404,7 +440,7 @@ cudaError_t FakeCudaApi::GraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t gra
   Log("GraphInstantiate", graph);
   std::lock_guard lock(mu_);
   auto it = graphs_.find(graph);
-  if (it == graphs_.end()) return cudaErrorInvalidValue;
+  if (it == graphs_.end()) return Note(cudaErrorInvalidValue);
   void *handle = std::malloc(1);
   execs_[handle] = it->second.get();
   *exec = static_cast<cudaGraphExec_t>(handle);
@@ -418,10 +454,10 @@ cudaError_t FakeCudaApi::GraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) 
   {
     std::lock_guard lock(mu_);
     auto it = execs_.find(exec);
-    if (it == execs_.end()) return cudaErrorInvalidValue;
+    if (it == execs_.end()) return Note(cudaErrorInvalidValue);
     device = it->second->device;
     if (stream != nullptr && (!streams_.count(stream) || streams_[stream] != device)) {
-      return cudaErrorInvalidResourceHandle;
+      return Note(cudaErrorInvalidResourceHandle);
     }
     for (const RecordedLaunch &launch : it->second->launches) {
       runs.emplace_back(kernels_[launch.func].body, launch);

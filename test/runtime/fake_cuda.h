@@ -54,8 +54,17 @@ class FakeCudaApi final : public runtime::CudaApi {
   std::vector<unsigned char> SymbolOn(const void *symbol, int device);
   size_t LiveAllocations();
   size_t LimitOn(int device, cudaLimit limit);
+  // Busy: streams and events have work in flight, so their queries answer cudaErrorNotReady.
+  void SetBusy(bool busy) { busy_ = busy; }
+  // How many calls failed so far (each set its thread's last error; cudaErrorNotReady is none).
+  int Failures() const { return failures_; }
 
   // ---- CudaApi
+  // CUDA's per-thread rule: every failing call sets the calling thread's last error to its code
+  // (Note), a successful one or a cudaErrorNotReady leaves it; Get returns and resets it, Peek
+  // returns it.
+  cudaError_t GetLastError() override;
+  cudaError_t PeekAtLastError() override;
   cudaError_t GetDeviceCount(int *count) override;
   cudaError_t GetDevice(int *device) override;
   cudaError_t SetDevice(int device) override;
@@ -161,6 +170,8 @@ class FakeCudaApi final : public runtime::CudaApi {
     Kernel body;
   };
   int Current();
+  // A call's result; a failure becomes the calling thread's last error.
+  cudaError_t Note(cudaError_t result);
   void Log(const char *name, const void *pointer = nullptr, size_t bytes = 0);
   // A handle (stream/event) owned by the current device.
   void *NewHandle(std::map<void *, int> &table);
@@ -172,6 +183,8 @@ class FakeCudaApi final : public runtime::CudaApi {
   std::atomic<int> device_count_queries_{0};
   std::atomic<int> bus_id_lookups_{0};
   std::atomic<int> func_attribute_queries_{0};
+  std::atomic<bool> busy_{false};
+  std::atomic<int> failures_{0};
   std::map<uintptr_t, Allocation> allocations_;
   std::map<void *, int> streams_, events_;
   std::map<const void *, KernelInfo> kernels_;

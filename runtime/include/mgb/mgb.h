@@ -89,7 +89,14 @@ cudaError_t mgb_cudaEventDestroy(cudaEvent_t event);
 cudaError_t mgb_cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
 /* The program's own device choice is recorded but does not move work: mgbd picks the GPU. */
 cudaError_t mgb_cudaSetDevice(int device);
+/* The device the program chose with cudaSetDevice (0 until it chose one), as CUDA would answer;
+ * not the GPU mgbd placed its work on. */
+cudaError_t mgb_cudaGetDevice(int *device);
 cudaError_t mgb_cudaDeviceSynchronize(void);
+/* The program's last error as CUDA would hold it without mgb: what its own calls and the mgb_
+ * twins returned, never what libmgb's internal CUDA calls left. */
+cudaError_t mgb_cudaGetLastError(void);
+cudaError_t mgb_cudaPeekAtLastError(void);
 
 /* CUDA graphs: the memory a capture uses is placed on one GPU before it begins; the capture, the
  * instantiation and every launch of the graph happen on that GPU. */
