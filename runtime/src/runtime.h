@@ -191,6 +191,8 @@ class Runtime {
   bool LazyAddressesAvailable();
   // The span a new object of `bytes` goes into (packed into this thread's open span when small).
   AddressSpan *SpanForLocked(size_t bytes, size_t *offset);
+  // Takes no more small allocations into `span` (it is bound, or going).
+  void CloseSpanLocked(AddressSpan *span);
   // The objects on `span` (its base up to its end), in address order.
   std::vector<LazyObject *> ObjectsOnLocked(const AddressSpan &span);
   // Removes `object`; when it was the last on its span, the span is removed too and returned for

@@ -201,15 +201,7 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
     if (fresh_spans.insert(object->span).second) fresh_bytes += object->span->size;
     ops.insert(ops.end(), object->ops.begin(), object->ops.end());
   }
-  for (AddressSpan *span : fresh_spans) {  // nothing more is packed into a span once it binds
-    span->open = false;
-    for (auto it = open_spans_.begin(); it != open_spans_.end(); ++it) {
-      if (it->second == span) {
-        open_spans_.erase(it);
-        break;
-      }
-    }
-  }
+  for (AddressSpan *span : fresh_spans) CloseSpanLocked(span);  // no more packing once bound
   std::sort(ops.begin(), ops.end(), [](const auto &a, const auto &b) { return a->seq < b->seq; });
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
   for (const auto &op : ops) captured_bytes_ -= op->bytes.size();  // replayed below, then dropped

@@ -49,6 +49,16 @@ AddressSpan *Runtime::SpanForLocked(size_t bytes, size_t *offset) {
   return raw;
 }
 
+void Runtime::CloseSpanLocked(AddressSpan *span) {
+  span->open = false;
+  for (auto it = open_spans_.begin(); it != open_spans_.end(); ++it) {
+    if (it->second == span) {
+      open_spans_.erase(it);
+      return;
+    }
+  }
+}
+
 std::vector<LazyObject *> Runtime::ObjectsOnLocked(const AddressSpan &span) {
   std::vector<LazyObject *> on;
   for (auto it = objects_.lower_bound(span.base);
@@ -62,13 +72,8 @@ std::optional<AddressSpan> Runtime::ForgetObjectLocked(LazyObject *object) {
   AddressSpan *span = object->span;
   objects_.erase(object->base);  // `object` is gone from here on
   if (span == nullptr || --span->live > 0) return std::nullopt;
+  CloseSpanLocked(span);
   AddressSpan dead = *span;
-  for (auto it = open_spans_.begin(); it != open_spans_.end(); ++it) {
-    if (it->second == span) {
-      open_spans_.erase(it);
-      break;
-    }
-  }
   spans_.erase(dead.base);
   return dead;
 }

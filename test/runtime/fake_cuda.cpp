@@ -24,14 +24,19 @@ FakeCudaApi::~FakeCudaApi() {
 }
 
 namespace {
-// The current device of the calling thread for one fake (0 until set, like CUDA).
-int &CurrentSlot(const FakeCudaApi *api) {
-  thread_local std::map<const FakeCudaApi *, int> current;
-  return current[api];
+std::atomic<uint64_t> next_fake_id{1};
+
+// The current device of the calling thread for one fake (0 until set, like CUDA). Keyed by the
+// fake's id, not its address: a fake made where an earlier one lived must not inherit its device.
+int &CurrentSlot(uint64_t fake_id) {
+  thread_local std::map<uint64_t, int> current;
+  return current[fake_id];
 }
 }  // namespace
 
-int FakeCudaApi::Current() { return CurrentSlot(this); }
+FakeCudaApi::FakeCudaApi(int devices) : id_(next_fake_id++), devices_(devices) {}
+
+int FakeCudaApi::Current() { return CurrentSlot(id_); }
 
 namespace {
 // The calling thread's last error for one fake, as CUDA keeps one per host thread.
@@ -138,7 +143,7 @@ cudaError_t FakeCudaApi::GetDevice(int *device) {
 }
 cudaError_t FakeCudaApi::SetDevice(int device) {
   if (device < 0 || device >= devices_) return Note(cudaErrorInvalidDevice);
-  CurrentSlot(this) = device;
+  CurrentSlot(id_) = device;
   Log("SetDevice", nullptr, static_cast<size_t>(device));
   return cudaSuccess;
 }

@@ -33,7 +33,7 @@ struct FakeLaunch {
 
 class FakeCudaApi final : public runtime::CudaApi {
  public:
-  explicit FakeCudaApi(int devices = 2) : devices_(devices) {}
+  explicit FakeCudaApi(int devices = 2);
   ~FakeCudaApi() override;
 
   // ---- test controls
@@ -177,6 +177,7 @@ class FakeCudaApi final : public runtime::CudaApi {
   void *NewHandle(std::map<void *, int> &table);
   bool Inside(const void *pointer, size_t count);  // a live allocation covers [pointer, +count)
 
+  const uint64_t id_;  // keys each thread's current device of this fake
   int devices_;
   std::mutex mu_;
   std::vector<FakeCall> calls_;
