@@ -122,6 +122,13 @@ cudaError_t Runtime::RemapSpan(AddressSpan *span, int device) {
   if (error == cudaSuccess) {
     error = api_.MemcpyPeer(reinterpret_cast<void *>(staging), device,
                             reinterpret_cast<const void *>(span->base), from, span->size);
+    // cudaMemcpyPeer returns before the copy is done: both GPUs finish it before any unmap
+    // (measured on two H100s: unmapping at once lost the data and left a sticky launch failure).
+    if (error == cudaSuccess && from >= 0 && from != device) {
+      api_.SetDevice(from);
+      error = api_.DeviceSynchronize();
+      api_.SetDevice(device);
+    }
     if (error == cudaSuccess) error = api_.DeviceSynchronize();
     api_.UnmapPhysical(staging, span->size);
   }

@@ -185,6 +185,19 @@ int main() {
           "a second range backed on device 0");
     Check(cudaMemcpyPeer(reinterpret_cast<void *>(tmp), 0, p, dev, bytes) == cudaSuccess,
           "peer copy to it");
+    // cudaMemcpyPeer is asynchronous with respect to the host: both GPUs finish it before unmap.
+    cudaError_t synced_from = cudaDeviceSynchronize();
+    cudaSetDevice(0);
+    cudaError_t synced_to = cudaDeviceSynchronize();
+    std::printf("info after the peer copy: sync source %s, sync destination %s\n",
+                cudaGetErrorName(synced_from), cudaGetErrorName(synced_to));
+    std::fill(back.begin(), back.end(), 0u);
+    Check(cudaMemcpy(back.data(), reinterpret_cast<void *>(tmp), bytes, cudaMemcpyDeviceToHost) ==
+                  cudaSuccess &&
+              back[0] == 100 && back[n - 1] == 0,
+          "the staging range holds the data (a peer copy between mappings each accessible "
+          "from its own GPU only)");
+    cudaSetDevice(dev);
     Check(p_cuMemUnmap(va, bytes) == CUDA_SUCCESS && p_cuMemRelease(h) == CUDA_SUCCESS &&
               p_cuMemUnmap(tmp, bytes) == CUDA_SUCCESS && p_cuMemAddressFree(tmp, bytes) == CUDA_SUCCESS,
           "unmap both");

@@ -142,8 +142,18 @@ TEST_CASE("a moved granule keeps its addresses, its data and its other buffers",
   REQUIRE(task_a != task_b);
   const int device_a = rt.DeviceOfTask(task_a), device_b = rt.DeviceOfTask(task_b);
   REQUIRE(device_a != device_b);
+  m.fake.ClearCalls();
   REQUIRE(Prepare(rt, {&a, &b}) == cudaSuccess);
   CHECK(rt.TaskOf(b) == task_a);
+  // The peer copy is asynchronous on a GPU: the old GPU finishes it before its memory is unmapped.
+  bool source_synced = false, unmapped_after_sync = false;
+  for (const FakeCall &call : m.fake.Calls()) {
+    if (call.name == "DeviceSynchronize" && call.device == device_b) source_synced = true;
+    if (call.name == "UnmapPhysical" && call.pointer == static_cast<void *>(b)) {
+      unmapped_after_sync = source_synced;
+    }
+  }
+  CHECK(unmapped_after_sync);
   CHECK(rt.TaskOf(c) == task_a);  // on b's granule: moved with it
   CHECK(m.fake.DeviceOf(b) == device_a);
   CHECK(*b == 7);
