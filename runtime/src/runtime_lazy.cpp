@@ -335,9 +335,8 @@ cudaError_t Runtime::Migrate(LazyObject *object, uint64_t task_id) {
   const size_t size = span->size;
   int from_device = span->device, to_device = DeviceOfTask(task_id);
   cudaError_t error = cudaSuccess;
-  if (ReserveInTask(task_id, size) != Reserve::kDone) {
+  if (ReserveInTask(task_id, size) != Reserve::kDone) {  // it took back what it reserved
     error = cudaErrorMemoryAllocation;
-    CommitInTask(task_id, size, 0);
   } else {
     error = to_device < 0 ? cudaErrorNoDevice : RemapSpan(span, to_device);
     CommitInTask(task_id, size, error == cudaSuccess ? size : 0);

@@ -42,13 +42,13 @@ cudaError_t Runtime::Malloc(void **ptr, size_t bytes) {
   }
   // Outside a task the address is reserved now and mapped when a launch binds it; without CUDA's
   // virtual memory management the allocation is real at once instead (eager binding).
-  const bool lazy_possible = CurrentTaskId() != 0 || Eager() || LazyAddressesAvailable();
+  if (CurrentTaskId() == 0 && !Eager()) LazyAddressesAvailable();  // if not: Eager() from now on
   if (uint64_t task = AllocationTask(bytes)) {
     cudaError_t error = GuardedMalloc(task, ptr, bytes);
     if (error == cudaSuccess) HoldTask(*ptr);
     return error;
   }
-  if (!lazy_possible || Eager()) return api_.Malloc(ptr, bytes);  // no task could be had
+  if (Eager()) return api_.Malloc(ptr, bytes);  // eager, but no task could be had
   if (ptr == nullptr) return cudaErrorInvalidValue;
   std::lock_guard lock(mu_);
   LazyObject *object = NewObjectLocked(bytes);

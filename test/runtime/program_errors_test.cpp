@@ -219,6 +219,14 @@ struct Rewritten {
   cudaError_t GraphLaunch(cudaGraphExec_t e, cudaStream_t s) { return mgb_cudaGraphLaunch(e, s); }
 };
 
+// One line of what a program saw: a call's result, then what cudaPeekAtLastError says.
+template <class Cuda>
+std::string StepLine(Cuda &cuda, const std::string &what, cudaError_t result) {
+  std::ostringstream line;
+  line << what << " -> " << result << ", peek " << cuda.PeekAtLastError();
+  return line.str();
+}
+
 // A program that checks the error state after every call, as CUDA programs do with an
 // error-checking macro: what it saw, one line per call (the call's result, then what
 // cudaPeekAtLastError says; `get` lines are cudaGetLastError, which resets it).
@@ -226,9 +234,7 @@ template <class Cuda>
 std::vector<std::string> Program(Cuda cuda) {
   std::vector<std::string> seen;
   auto step = [&](const std::string &what, cudaError_t result) {
-    std::ostringstream line;
-    line << what << " -> " << result << ", peek " << cuda.PeekAtLastError();
-    seen.push_back(line.str());
+    seen.push_back(StepLine(cuda, what, result));
   };
   auto get = [&](const std::string &where) {
     seen.push_back("get (" + where + ") -> " + std::to_string(cuda.GetLastError()));
@@ -316,9 +322,7 @@ template <class Cuda>
 std::vector<std::string> BusyQueries(Cuda cuda, FakeCudaApi &fake) {
   std::vector<std::string> seen;
   auto step = [&](const std::string &what, cudaError_t result) {
-    std::ostringstream line;
-    line << what << " -> " << result << ", peek " << cuda.PeekAtLastError();
-    seen.push_back(line.str());
+    seen.push_back(StepLine(cuda, what, result));
   };
   cudaStream_t stream = nullptr;
   cudaEvent_t event = nullptr;
@@ -351,9 +355,7 @@ template <class Cuda>
 std::vector<std::string> Graphs(Cuda cuda) {
   std::vector<std::string> seen;
   auto step = [&](const std::string &what, cudaError_t result) {
-    std::ostringstream line;
-    line << what << " -> " << result << ", peek " << cuda.PeekAtLastError();
-    seen.push_back(line.str());
+    seen.push_back(StepLine(cuda, what, result));
   };
   cudaStream_t stream = nullptr;
   float *a = nullptr;
