@@ -40,11 +40,8 @@ void ApiCallRenamer::run(const MatchFinder::MatchResult &result) {
     return;
   const Expr *callee = call->getCallee()->IgnoreParenImpCasts();
   SourceLocation nameLoc;
-  bool isTemplateOverload = false;
   if (const auto *DRE = dyn_cast<DeclRefExpr>(callee)) {
     nameLoc = DRE->getLocation();
-    if (const auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl()))
-      isTemplateOverload = FD->getPrimaryTemplate() != nullptr;
   } else if (const auto *U = dyn_cast<UnresolvedLookupExpr>(callee)) {
     nameLoc = U->getNameLoc();
   } else {
@@ -64,12 +61,8 @@ void ApiCallRenamer::run(const MatchFinder::MatchResult &result) {
     }
   if (!defaults.empty())
     edits_.insert(SM.getSpellingLoc(call->getRParenLoc()), defaults, SM);
-  // CUDA's cudaLaunchKernel<T>(const T *func, ...) takes the kernel itself; mgb's takes a pointer.
-  if (name == "cudaLaunchKernel" && (isTemplateOverload || isa<UnresolvedLookupExpr>(callee)) &&
-      call->getNumArgs() > 0)
-    if (auto r =
-            editableRange(call->getArg(0)->getSourceRange(), SM, result.Context->getLangOpts()))
-      edits_.insert(r->getBegin(), "(const void *)", SM);
+  // CUDA's templates that take the kernel itself (cudaLaunchKernel<T>, cudaLaunchKernelEx...)
+  // have templates of the same shape in mgb.h: the call stays as written.
 }
 
 bool ApiCallRenamer::renameToken(SourceLocation nameLoc, llvm::StringRef name,

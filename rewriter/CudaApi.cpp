@@ -43,6 +43,9 @@ const llvm::StringMap<OpKind> &twins() {
       {"cudaPeekAtLastError", OpKind::Other},
       {"cudaDeviceSynchronize", OpKind::Other},
       {"cudaLaunchKernel", OpKind::Other},
+      {"cudaLaunchCooperativeKernel", OpKind::Other}, // grid-wide synchronisation
+      {"cudaLaunchKernelEx", OpKind::Other},          // clusters and other launch attributes
+      {"cudaLaunchKernelExC", OpKind::Other},
       {"cudaStreamBeginCapture", OpKind::Other},
       {"cudaStreamEndCapture", OpKind::Other},
       {"cudaGraphInstantiate", OpKind::Other},

@@ -1,7 +1,6 @@
 #include "MgbRewrite.h"
 
 #include "ApiCallRenamer.h"
-#include "CooperativeLaunchWriter.h"
 #include "CudaStructPointerWriter.h"
 #include "CudaApi.h"
 #include "ForeignStreamWrapper.h"
@@ -143,7 +142,9 @@ std::vector<std::string> parseArguments(ParseLanguage language) {
             "-include", MGB_SHIM_DIR "/mgb_host_math.h",
             // Intrinsics (__ldcs, __stcs, surf2Dwrite...) and macros (__CUDACC_VER_MAJOR__)
             // nvcc has and clang 19 lacks.
-            "-include", MGB_SHIM_DIR "/mgb_cuda_intrinsics.h"};
+            "-include", MGB_SHIM_DIR "/mgb_cuda_intrinsics.h",
+            // C headers nvcc's implicit cuda_runtime.h includes (time(), memcpy()...).
+            "-include", MGB_SHIM_DIR "/mgb_nvcc_implicit.h"};
   } else {
     // A host source that calls the CUDA runtime (darknet's cuda.c), compiled by gcc/g++ with
     // the toolkit's include directory: parsed as that language, not as CUDA.
@@ -294,14 +295,12 @@ RewriteSession::RewriteSession(std::string root, llvm::IntrusiveRefCntPtr<llvm::
       unmanaged_(std::make_unique<UnmanagedLaunchReporter>(edits_, diagnostics_)),
       thrust_(std::make_unique<ThrustUseReporter>(edits_, diagnostics_)),
       streams_(std::make_unique<ForeignStreamWrapper>(edits_)),
-      cooperative_(std::make_unique<CooperativeLaunchWriter>(edits_, diagnostics_)),
       structs_(std::make_unique<CudaStructPointerWriter>(edits_)) {
   renamer_->registerMatchers(finder_);
   tasks_->registerMatchers(finder_);
   unmanaged_->registerMatchers(finder_);
   thrust_->registerMatchers(finder_);
   streams_->registerMatchers(finder_);
-  cooperative_->registerMatchers(finder_);
   structs_->registerMatchers(finder_);
 }
 

@@ -23,7 +23,6 @@ class FunctionTaskCallback;
 class UnmanagedLaunchReporter;
 class ThrustUseReporter;
 class ForeignStreamWrapper;
-class CooperativeLaunchWriter;
 class CudaStructPointerWriter;
 
 struct FileResult {
@@ -96,7 +95,6 @@ private:
   std::unique_ptr<UnmanagedLaunchReporter> unmanaged_;
   std::unique_ptr<ThrustUseReporter> thrust_;
   std::unique_ptr<ForeignStreamWrapper> streams_;
-  std::unique_ptr<CooperativeLaunchWriter> cooperative_;
   std::unique_ptr<CudaStructPointerWriter> structs_;
 };
 

@@ -142,6 +142,20 @@ private:
 
   // Whether the launch argument goes through mgb_prepare and mgb_arg. One with side effects
   // (`p++`) only when it can be hoisted into a variable (canHoist): else it would run twice.
+  // A function (a kernel, perhaps by a template-id in a template: an unresolved overload set) or
+  // a pointer to one.
+  static bool namesFunction(const Expr *arg) {
+    const Expr *bare = arg->IgnoreParenImpCasts();
+    if (const auto *U = dyn_cast<UnaryOperator>(bare); U && U->getOpcode() == UO_AddrOf)
+      bare = U->getSubExpr()->IgnoreParenImpCasts();
+    if (isa<UnresolvedLookupExpr>(bare))
+      return true;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(bare); DRE && isa<FunctionDecl>(DRE->getDecl()))
+      return true;
+    QualType T = arg->getType();
+    return T->isFunctionType() || T->isFunctionPointerType();
+  }
+
   static bool wantsArg(const Expr *arg, ASTContext &Ctx, bool canHoist) {
     if (isa<CXXDefaultArgExpr>(arg))
       return false;
@@ -180,13 +194,24 @@ private:
     std::vector<std::pair<CharSourceRange, std::string>> hoistedArgs;
     std::vector<std::string> prepareArgs; // in the launch's order
     bool ok = grid && block && whole;
-    for (const Expr *arg : L.call->arguments()) {
+    const FunctionDecl *kernel = L.call->getDirectCallee();
+    for (unsigned i = 0; i < L.call->getNumArgs(); ++i) {
+      const Expr *arg = L.call->getArg(i);
       if (!ok || !wantsArg(arg, Ctx_, inFile))
         continue;
       std::optional<CharSourceRange> r = range(arg);
       ok = r.has_value();
       if (!ok)
         continue;
+      // A reference parameter (`Obj &o`, managed memory) binds the object itself: mgb_arg's copy
+      // or a hoisted copy could not bind to it (nvcc: "initial value of reference to non-const
+      // must be an lvalue"), so it stays as written; the prepare still scans its value.
+      if (kernel && i < kernel->getNumParams() &&
+          kernel->getParamDecl(i)->getType()->isReferenceType()) {
+        if (!arg->HasSideEffects(Ctx_, /*IncludePossibleEffects=*/true))
+          prepareArgs.push_back(textOf(*r, SM_, LO_));
+        continue;
+      }
       if (inFile && arg->HasSideEffects(Ctx_, /*IncludePossibleEffects=*/true)) {
         SourceLocation at = r->getBegin();
         std::string name = "mgb_launch_arg_" + std::to_string(SM_.getExpansionLineNumber(at)) +
@@ -258,6 +283,8 @@ private:
     std::vector<std::string> named; // what the prepare names, each once
     std::set<const VarDecl *> namedVars;
     for (const Expr *arg : L.library->arguments()) {
+      if (namesFunction(arg))
+        continue; // a kernel handed to the library (cub::MaxSmOccupancy): code, not memory
       const DeclRefExpr *DRE = arg->getType()->isPointerType() ? pointerBase(arg) : nullptr;
       const auto *v = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
       bool object =

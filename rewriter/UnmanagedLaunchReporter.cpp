@@ -26,8 +26,6 @@ constexpr const char *kAlloc = "this device memory is not counted in any task's 
                                "it lives on the device current at the call";
 constexpr UntwinnedApi kUntwinned[] = {
     {"cudaLaunchCooperativeKernelMultiDevice", kLaunch},
-    {"cudaLaunchKernelEx", kLaunch},
-    {"cudaLaunchKernelExC", kLaunch},
     {"cudaMallocArray", kAlloc},
     {"cudaMalloc3D", kAlloc},
     {"cudaMalloc3DArray", kAlloc},

@@ -138,6 +138,15 @@ cudaError_t mgb_cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void *
                                  size_t shared_bytes, cudaStream_t stream) {
   return Twin([&] { return R().LaunchKernel(func, grid, block, args, shared_bytes, stream); });
 }
+cudaError_t mgb_cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                            size_t shared_bytes, cudaStream_t stream) {
+  return Twin(
+      [&] { return R().LaunchCooperativeKernel(func, grid, block, args, shared_bytes, stream); });
+}
+cudaError_t mgb_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                    void **args) {
+  return Twin([&] { return R().LaunchKernelExC(config, func, args); });
+}
 
 cudaError_t mgb_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
   return Twin([&] { return R().StreamBeginCapture(stream, mode); });

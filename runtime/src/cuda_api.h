@@ -67,6 +67,11 @@ class CudaApi {
 
   virtual cudaError_t LaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                                    size_t shared_bytes, cudaStream_t stream) = 0;
+  virtual cudaError_t LaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                              size_t shared_bytes, cudaStream_t stream) = 0;
+  // cudaLaunchKernelExC: a launch with attributes (thread-block clusters, ...).
+  virtual cudaError_t LaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                      void **args) = 0;
 
   // CUDA graphs: stream capture and the launch of an instantiated graph.
   virtual cudaError_t StreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) = 0;

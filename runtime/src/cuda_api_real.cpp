@@ -97,6 +97,14 @@ class RealCudaApi final : public CudaApi {
                            size_t shared_bytes, cudaStream_t stream) override {
     return cudaLaunchKernel(func, grid, block, args, shared_bytes, stream);
   }
+  cudaError_t LaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                      size_t shared_bytes, cudaStream_t stream) override {
+    return cudaLaunchCooperativeKernel(func, grid, block, args, shared_bytes, stream);
+  }
+  cudaError_t LaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                              void **args) override {
+    return cudaLaunchKernelExC(config, func, args);
+  }
   cudaError_t StreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) override {
     return cudaStreamBeginCapture(stream, mode);
   }

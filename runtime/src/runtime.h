@@ -94,8 +94,16 @@ class Runtime {
                             int nargs, const void *const *args, const size_t *arg_sizes);
   cudaError_t LaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                            size_t shared_bytes, cudaStream_t stream);
+  cudaError_t LaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                      size_t shared_bytes, cudaStream_t stream);
+  // cudaLaunchKernelExC: as LaunchKernel, with the config's stand-in stream and the events its
+  // attributes name made real.
+  cudaError_t LaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args);
   void *RealPtr(const void *ptr);
   void TranslateWords(void *bytes, size_t size);
+  // LaunchPrepare for the argument values of a launch by kernel address (cudaLaunchKernel's
+  // form), with the kernel's parameter sizes from CUDA.
+  cudaError_t PrepareArgs(const void *func, dim3 grid, dim3 block, void **args, const char *site);
   // Before a call into code mgb cannot see (a CUDA library): binds the stand-ins among
   // pointers[0..n) to one task and makes its GPU current (a launch of one thread, no kernel).
   cudaError_t PreparePointers(const char *site, int n, const void *const *pointers);
@@ -267,6 +275,10 @@ class Runtime {
   // at every task or cudaSetDevice (runtime_tasks.cpp).
   cudaError_t DeviceByBusId(const std::string &bus_id, int *device);
   cudaError_t DeviceCount(int *count);
+  // Tells a new client the PCI bus ids of the GPUs this process can open (CUDA_VISIBLE_DEVICES, a
+  // cgroup), so that mgbd never places a task on one it cannot (under `mgb run` on a node of
+  // several GPUs, say). Nothing when CUDA cannot list them: mgbd then chooses among all.
+  void TellVisibleGpus(Client &client);
 
   const uint64_t id_;  // keys this runtime's per-thread state (an address could be reused)
   CudaApi &api_;
@@ -302,6 +314,8 @@ class Runtime {
   size_t heap_bytes_ = kDefaultHeapBytes;
   std::map<std::string, int> device_by_bus_;  // DeviceByBusId's answers (device_mu_)
   int device_count_ = -1;                     // DeviceCount's answer once known (device_mu_)
+  std::optional<std::vector<std::string>> visible_bus_ids_;  // TellVisibleGpus's (device_mu_)
+  const Client *told_visible_ = nullptr;                     // the client told last (device_mu_)
 
   // CUDA graphs: the GPU each captured graph and each instantiated graph lives on (mu_).
   std::map<const void *, int> graph_devices_;

@@ -538,22 +538,61 @@ cudaError_t Runtime::LaunchKernel(const void *func, dim3 grid, dim3 block, void 
   if (!session_.Managed()) {
     return api_.LaunchKernel(func, grid, block, args, shared_bytes, stream);
   }
-  const std::vector<size_t> &sizes = ParamSizes(func);
-  int nargs = static_cast<int>(sizes.size());
-  cudaError_t prepared =
-      LaunchPrepare(mgb_dim3{grid.x, grid.y, grid.z}, mgb_dim3{block.x, block.y, block.z}, func,
-                    "cudaLaunchKernel", nargs, const_cast<const void *const *>(args), sizes.data());
-  if (prepared != cudaSuccess) return prepared;
-  std::vector<std::vector<unsigned char>> copies(sizes.size());
-  std::vector<void *> translated(sizes.size());
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    const auto *value = static_cast<const unsigned char *>(args[i]);
-    copies[i].assign(value, value + sizes[i]);
-    TranslateWords(copies[i].data(), copies[i].size());
-    translated[i] = copies[i].data();
+  // The argument values go to CUDA as they are: a lazy buffer's address is its real one, the
+  // preparation only binds (maps) the buffers they name.
+  if (cudaError_t prepared = PrepareArgs(func, grid, block, args, "cudaLaunchKernel");
+      prepared != cudaSuccess) {
+    return prepared;
   }
-  return api_.LaunchKernel(func, grid, block, sizes.empty() ? args : translated.data(),
-                           shared_bytes, RealStream(stream));
+  return api_.LaunchKernel(func, grid, block, args, shared_bytes, RealStream(stream));
+}
+
+cudaError_t Runtime::LaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                             size_t shared_bytes, cudaStream_t stream) {
+  if (!session_.Managed()) {
+    return api_.LaunchCooperativeKernel(func, grid, block, args, shared_bytes, stream);
+  }
+  if (cudaError_t prepared = PrepareArgs(func, grid, block, args, "cudaLaunchCooperativeKernel");
+      prepared != cudaSuccess) {
+    return prepared;
+  }
+  return api_.LaunchCooperativeKernel(func, grid, block, args, shared_bytes, RealStream(stream));
+}
+
+cudaError_t Runtime::LaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                     void **args) {
+  if (!session_.Managed() || config == nullptr) return api_.LaunchKernelExC(config, func, args);
+  if (cudaError_t prepared =
+          PrepareArgs(func, config->gridDim, config->blockDim, args, "cudaLaunchKernelExC");
+      prepared != cudaSuccess) {
+    return prepared;
+  }
+  cudaLaunchConfig_t real = *config;
+  real.stream = RealStream(config->stream);
+  // Attributes that name an event (programmatic and launch-completion events) get the real one
+  // on the launch's device; the others carry values, not handles.
+  std::vector<cudaLaunchAttribute> attributes(config->attrs, config->attrs + config->numAttrs);
+  for (cudaLaunchAttribute &attribute : attributes) {
+    cudaEvent_t *event = nullptr;
+    if (attribute.id == cudaLaunchAttributeProgrammaticEvent) {
+      event = &attribute.val.programmaticEvent.event;
+    } else if (attribute.id == cudaLaunchAttributeLaunchCompletionEvent) {
+      event = &attribute.val.launchCompletionEvent.event;
+    }
+    if (event != nullptr && IsStandIn(*event)) {
+      *event = static_cast<cudaEvent_t>(RealHandle(*event, CurrentDevice()));
+    }
+  }
+  real.attrs = attributes.empty() ? nullptr : attributes.data();
+  return api_.LaunchKernelExC(&real, func, args);
+}
+
+cudaError_t Runtime::PrepareArgs(const void *func, dim3 grid, dim3 block, void **args,
+                                 const char *site) {
+  const std::vector<size_t> &sizes = ParamSizes(func);
+  return LaunchPrepare(mgb_dim3{grid.x, grid.y, grid.z}, mgb_dim3{block.x, block.y, block.z}, func,
+                       site, static_cast<int>(sizes.size()), const_cast<const void *const *>(args),
+                       sizes.data());
 }
 
 uint64_t Runtime::TaskOf(const void *standin) {

@@ -117,6 +117,7 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
                             bool lazy, bool library_call) {
   std::shared_ptr<Client> client = session_.client();
   if (client == nullptr) return 0;
+  TellVisibleGpus(*client);
   uint64_t heap;
   {
     std::lock_guard lock(device_mu_);
@@ -135,10 +136,10 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
   // would pull every job to device 0.
   std::string preferred_bus_id;
   if (library_call && !placed_any_.load()) {
-    char bus_id[32] = {};
     const int current = CurrentDevice();
-    if (current >= 0 && api_.DeviceGetPCIBusId(bus_id, sizeof bus_id, current) == cudaSuccess) {
-      preferred_bus_id = bus_id;
+    std::lock_guard lock(device_mu_);  // the bus ids TellVisibleGpus listed
+    if (visible_bus_ids_ && current >= 0 && current < static_cast<int>(visible_bus_ids_->size())) {
+      preferred_bus_id = (*visible_bus_ids_)[current];
     }
   }
   auto placed = waits_.Time(WaitClock::kBegin, [&] {
@@ -412,6 +413,30 @@ cudaError_t Runtime::DeviceByBusId(const std::string &bus_id, int *device) {
   cudaError_t found = api_.DeviceGetByPCIBusId(device, bus_id.c_str());
   if (found == cudaSuccess) device_by_bus_[bus_id] = *device;
   return found;
+}
+
+void Runtime::TellVisibleGpus(Client &client) {
+  std::vector<std::string> ids;
+  {
+    std::lock_guard lock(device_mu_);
+    if (told_visible_ == &client) return;
+    if (!visible_bus_ids_) {
+      int count = device_count_;
+      if (count < 0 && api_.GetDeviceCount(&count) != cudaSuccess) return;  // asked again later
+      device_count_ = count;
+      std::vector<std::string> found;
+      for (int device = 0; device < count; ++device) {
+        char bus_id[32] = {};
+        if (api_.DeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess) return;
+        found.emplace_back(bus_id);
+        device_by_bus_[bus_id] = device;
+      }
+      visible_bus_ids_ = std::move(found);
+    }
+    told_visible_ = &client;
+    ids = *visible_bus_ids_;
+  }
+  client.SetVisibleGpus(std::move(ids));
 }
 
 cudaError_t Runtime::DeviceCount(int *count) {

@@ -4,7 +4,8 @@
 #   scripts/gpu/compare-programs.sh [--exact] [--require REGEX] [--busy-first-gpu] DIR MGBD_BINARY
 # DIR holds pairs NAME.orig (nvcc) and NAME.mgb (mgb-nvcc), and optionally args.txt with lines
 # `NAME ARG...` (the arguments; listed programs run in that order, the others after them with no
-# arguments). Outputs are compared after dropping lines that report times or speeds (they differ
+# arguments) and files.txt with lines `NAME PATH...` (files the program writes, relative to DIR:
+# removed before each run, their checksums compared after it). Outputs are compared after dropping lines that report times or speeds (they differ
 # from run to run) unless --exact, with the program's own name (argv[0]) read as NAME in both.
 # --require: the rewritten output must also match REGEX.
 # --busy-first-gpu: an `mgb run` (mgb beside MGBD_BINARY) holds 1 GiB and many warps on the GPU
@@ -23,12 +24,12 @@ while [[ $# -gt 0 && "$1" == --* ]]; do
     --require)
       [[ $# -ge 2 ]] || { echo "compare-programs: --require needs a REGEX" >&2; exit 2; }
       require="$2"; shift 2 ;;
-    --help) sed -n '2,13p' "$0"; exit 0 ;;
+    --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "compare-programs: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 dir="${1:-}"; mgbd="${2:-}"
-if [[ -z "$dir" || -z "$mgbd" ]]; then sed -n '2,13p' "$0" >&2; exit 2; fi
+if [[ -z "$dir" || -z "$mgbd" ]]; then sed -n '2,17p' "$0" >&2; exit 2; fi
 [[ -d "$dir" ]] || { echo "compare-programs: $dir is not a directory" >&2; exit 2; }
 [[ -x "$mgbd" ]] || { echo "compare-programs: $mgbd is not an executable mgbd" >&2; exit 2; }
 shopt -s nullglob
@@ -44,6 +45,22 @@ if [[ -f "$dir/args.txt" ]]; then
     args[$name]="$rest"; order+=("$name")
   done < "$dir/args.txt"
 fi
+declare -A files=()
+if [[ -f "$dir/files.txt" ]]; then
+  while read -r name rest; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    files[$name]="$rest"
+  done < "$dir/files.txt"
+fi
+# Before a run: the files it writes are removed. After it: their checksums join its output.
+clear_files() { local f; for f in ${files[$1]:-}; do rm -f -- "$dir/$f"; done; }
+sum_files() {
+  local f
+  for f in ${files[$1]:-}; do
+    if [[ -f "$dir/$f" ]]; then echo "file $f: $(sha256sum < "$dir/$f" | cut -c1-16)"
+    else echo "file $f: missing"; fi
+  done
+}
 for orig in "$dir"/*.orig; do
   name=$(basename "$orig" .orig)
   [[ -n "${args[$name]+set}" ]] || order+=("$name")
@@ -74,13 +91,17 @@ keep() {
 different=0; same=0; failed_both=0
 for name in "${order[@]}"; do
   [[ -x "$dir/$name.orig" && -x "$dir/$name.mgb" ]] || { echo "MISSING: $name"; different=$((different + 1)); continue; }
+  clear_files "$name"
   # shellcheck disable=SC2086  # the arguments are words
   (cd "$dir" && timeout "$limit" "./$name.orig" ${args[$name]:-}) > "$dir/$name.orig.txt" 2>&1
   rc_orig=$?
+  sum_files "$name" >> "$dir/$name.orig.txt"
+  clear_files "$name"
   placed_before=$(grep -c ' task-placed ' "$dir/mgbd.log")
   # shellcheck disable=SC2086
   (cd "$dir" && MGB_SOCKET="$sock" timeout "$limit" "./$name.mgb" ${args[$name]:-}) > "$dir/$name.mgb.txt" 2>&1
   rc_mgb=$?
+  sum_files "$name" >> "$dir/$name.mgb.txt"
   tasks=$(( $(grep -c ' task-placed ' "$dir/mgbd.log") - placed_before ))
   if [[ $rc_orig -ne 0 && $rc_mgb -eq $rc_orig ]]; then
     echo "both failed: $name (exit $rc_orig; tasks placed $tasks)"; failed_both=$((failed_both + 1))

@@ -236,6 +236,10 @@ class GrpcClient final : public Client {
       request.set_label(label);
       request.set_preferred_pci_bus_id(preferred_pci_bus_id);
       request.set_profile_key(profile_key);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const std::string &id : visible_gpus_) request.add_visible_pci_bus_ids(id);
+      }
       if (deadline) request.set_deadline_unix_ms(UnixMs(*deadline));
       if (c.lanes != nullptr) {
         std::optional<absl::StatusOr<v1::TaskBeginReply>> answer =
@@ -561,7 +565,14 @@ class GrpcClient final : public Client {
   std::map<uint64_t, HeldTask> held_;                            // by this client's task id
   std::map<uint64_t, std::shared_ptr<EndCall>> ends_in_flight_;  // by this client's task id
   uint64_t last_local_ = 0;
-  SessionDetails session_;  // written once, before Open returns
+  SessionDetails session_;                 // written once, before Open returns
+  std::vector<std::string> visible_gpus_;  // Client::SetVisibleGpus
+
+ public:
+  void SetVisibleGpus(std::vector<std::string> pci_bus_ids) {
+    std::lock_guard<std::mutex> lock(mu_);
+    visible_gpus_ = std::move(pci_bus_ids);
+  }
 };
 
 GrpcClient &Impl(Client *client) { return *static_cast<GrpcClient *>(client); }
@@ -583,6 +594,10 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Connect(const std::string &socke
 Client::~Client() = default;
 
 const SessionDetails &Client::session() const { return Impl(this).details(); }
+
+void Client::SetVisibleGpus(std::vector<std::string> pci_bus_ids) {
+  Impl(this).SetVisibleGpus(std::move(pci_bus_ids));
+}
 
 absl::StatusOr<Placement> Client::TaskBegin(uint64_t memory_bytes, const LaunchShape &shape,
                                             const std::string &label, Deadline deadline,

@@ -47,7 +47,10 @@ absl::StatusOr<Policy> ParsePolicy(std::string_view name) {
 // both GPUs. Only when none of its GPUs has room may a task go elsewhere: waiting there could
 // deadlock a process whose other task holds the room (two concurrent tasks, one per GPU).
 Scheduler::Fit Scheduler::Choose(const Session &s, const Task &t,
-                                 const std::vector<bool> &excluded) const {
+                                 const std::vector<bool> &excluded_by_caller) const {
+  // A GPU the task's process cannot open is never chosen (TaskRequest::visible_pci_bus_ids).
+  std::vector<bool> excluded = excluded_by_caller;
+  for (int g = 0; g < gpu_count(); ++g) excluded[g] = excluded[g] || Hidden(t, g);
   const PolicyKind kind = options_.policy.kind;
   if (kind == PolicyKind::kSingle || kind == PolicyKind::kCoreToGpu || options_.spread_tasks) {
     return ChooseAmong(s, t, excluded);
@@ -128,16 +131,16 @@ int Scheduler::ChooseReservation(const Task &t) const {
   int best = -1;
   for (int g = 0; g < gpu_count(); ++g) {
     const GpuState &gpu = gpus_[g];
+    if (Hidden(t, g)) continue;
     if (!memory_blind && gpu.spec.memory_bytes < Needed(s, g, t.memory)) continue;
     if (per_sm && BlocksPerEmptySm(gpu.spec, t.shape) == 0) continue;
     if (best < 0 || Available(gpu) > Available(gpus_[best])) best = g;
   }
-  // Validation guarantees a GPU that can hold it; the largest one is a safe fallback.
-  if (best < 0) {
-    best = 0;
-    for (int g = 1; g < gpu_count(); ++g) {
-      if (gpus_[g].spec.memory_bytes > gpus_[best].spec.memory_bytes) best = g;
-    }
+  if (best >= 0) return best;
+  // Validation guarantees a GPU it can open that can hold it; the largest is a safe fallback.
+  for (int g = 0; g < gpu_count(); ++g) {
+    if (Hidden(t, g)) continue;
+    if (best < 0 || gpus_[g].spec.memory_bytes > gpus_[best].spec.memory_bytes) best = g;
   }
   return best;
 }

@@ -171,20 +171,34 @@ absl::Status Scheduler::ValidateShape(const LaunchShape &shape) {
 
 absl::Status Scheduler::ValidateRequest(const TaskRequest &r) const {
   if (absl::Status shape = ValidateShape(r.shape); !shape.ok()) return shape;
+  const std::vector<bool> hidden = HiddenGpus(r);
+  uint64_t largest = 0;  // of the GPUs the process can open
+  for (int g = 0; g < gpu_count(); ++g) {
+    if (hidden.empty() || !hidden[g]) largest = std::max(largest, gpus_[g].spec.memory_bytes);
+  }
+  if (largest == 0 && !hidden.empty()) {
+    return Refusal(ErrorReason::kInvalidField,
+                   absl::StrCat("visible_pci_bus_ids: none of the ", r.visible_pci_bus_ids.size(),
+                                " GPUs the process can open (first: ", r.visible_pci_bus_ids[0],
+                                ") is a GPU of this mgbd"));
+  }
   // A request that no GPU can ever hold would wait forever: refuse it now.
   const bool memory_blind = options_.policy.kind == PolicyKind::kCoreToGpu;
   const uint64_t need = r.memory_bytes + (memory_blind ? 0 : options_.context_reserve_bytes);
-  if (r.memory_bytes > max_capacity_ || need > max_capacity_) {
+  if (r.memory_bytes > largest || need > largest) {
     return Refusal(ErrorReason::kNeverFits,
                    absl::StrCat("memory_bytes ", r.memory_bytes, " (", FormatBytes(r.memory_bytes),
                                 ") plus a context reserve of ",
                                 FormatBytes(memory_blind ? 0 : options_.context_reserve_bytes),
-                                " exceeds the largest GPU's ", FormatBytes(max_capacity_), " (",
-                                max_capacity_, " bytes)"));
+                                " exceeds the largest GPU",
+                                largest < max_capacity_ ? " the process can open: " : "'s ",
+                                FormatBytes(largest), " (", largest, " bytes)"));
   }
   if (options_.policy.kind == PolicyKind::kMgbSm) {
     bool any = false;
-    for (const GpuState &g : gpus_) any = any || BlocksPerEmptySm(g.spec, r.shape) > 0;
+    for (int g = 0; g < gpu_count(); ++g) {
+      if (hidden.empty() || !hidden[g]) any = any || BlocksPerEmptySm(gpus_[g].spec, r.shape) > 0;
+    }
     if (!any) {
       return Refusal(ErrorReason::kNeverFits,
                      absl::StrCat("shape.block: one block (", r.shape.threads_per_block(),
@@ -303,7 +317,20 @@ Scheduler::Task Scheduler::TaskFrom(SessionId session, const TaskRequest &reques
   for (int g = 0; g < gpu_count() && !request.preferred_pci_bus_id.empty(); ++g) {
     if (SamePciBusId(gpus_[g].spec.pci_bus_id, request.preferred_pci_bus_id)) t.preferred_gpu = g;
   }
+  t.hidden = HiddenGpus(request);
   return t;
+}
+
+std::vector<bool> Scheduler::HiddenGpus(const TaskRequest &request) const {
+  if (request.visible_pci_bus_ids.empty()) return {};
+  std::vector<bool> hidden(gpus_.size(), false);
+  for (int g = 0; g < gpu_count(); ++g) {
+    const std::string &id = gpus_[g].spec.pci_bus_id;
+    if (id.empty()) continue;  // a config file's GPU: nothing to tell it by
+    hidden[g] = std::ranges::none_of(request.visible_pci_bus_ids,
+                                     [&](const std::string &v) { return SamePciBusId(id, v); });
+  }
+  return hidden;
 }
 
 TaskId Scheduler::AddTask(Session &s, Task t) {

@@ -97,7 +97,7 @@ Scheduler::Fit Scheduler::ChooseBehindHead(const Session &s, const Task &t,
                                            const std::vector<bool> &excluded,
                                            const Shadow &shadow) const {
   Fit fit = Choose(s, t, excluded);
-  if (fit.gpu >= 0 || shadow.gpu < 0) return fit;
+  if (fit.gpu >= 0 || shadow.gpu < 0 || Hidden(t, shadow.gpu)) return fit;
   if (FitsMemory(s, shadow.gpu, t.memory) &&
       shadow.held + ShadowCost(shadow, t) <= shadow.capacity) {
     return Fit{shadow.gpu, {}};

@@ -75,6 +75,8 @@ core::TaskRequest FromProto(const v1::TaskBeginRequest &request) {
   r.deadline = DeadlineFromUnixMs(request.deadline_unix_ms());
   r.label = request.label();
   r.preferred_pci_bus_id = request.preferred_pci_bus_id();
+  r.visible_pci_bus_ids.assign(request.visible_pci_bus_ids().begin(),
+                               request.visible_pci_bus_ids().end());
   return r;
 }
 

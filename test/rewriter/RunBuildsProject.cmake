@@ -153,3 +153,17 @@ same_output("${MGB_NVCC};-std=c++11;-Isrc;-M;src/kernels.cu"
             "${NVCC};-std=c++11;-Isrc;-M;src/kernels.cu")
 same_output("${MGB_CXX};-E;-Itool;tool/gen.cpp" "g++;-E;-Itool;tool/gen.cpp")
 same_output("${MGB_CXX};-x;c++;-Itool;-E;-o;-;-" "g++;-x;c++;-Itool;-E;-o;-;-" INPUT ${OUT}/tool/table.cpp)
+
+# A program whose every cudart call is renamed, linked with --as-needed (Debian's and Ubuntu's gcc
+# default) and -lcudart before the libmgb the driver adds: the driver names the program's cudart
+# again after libmgb, or libmgb's own cudart calls stay undefined (third-party round 7).
+execute_process(COMMAND ${MGB_CXX} -Wl,--as-needed -I/usr/local/cuda/include as_needed/query.cpp
+                        -L/usr/local/cuda/lib64 -lcudart -o query_as_needed
+                WORKING_DIRECTORY ${OUT} TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mgb-c++ -Wl,--as-needed ... -lcudart did not link:\n${err}")
+endif()
+execute_process(COMMAND ${NM} ${OUT}/query_as_needed OUTPUT_VARIABLE symbols)
+if(NOT symbols MATCHES "mgb_cudaMalloc")
+  message(FATAL_ERROR "query_as_needed is not rewritten (no mgb_cudaMalloc)")
+endif()

@@ -8,7 +8,9 @@
 #     (inputs/byte_order_mark.cu) and one on which clang warns by default
 #     (driver_identity/clang_only_warnings.cu), compiled in one command: rewritten (the objects
 #     call mgb's twins), and stderr is exactly nvcc's: no clang warnings, no "[1/3] Processing
-#     file", no fallback.
+#     file", no fallback;
+#  3. an untouched header's __FILE__ (driver_identity/untouched_header) with the source spelled
+#     three ways.
 # Usage: driver_source_identity.sh MGB_NVCC NVCC NM TEST_DIR(test/rewriter)
 set -u
 mgb_nvcc=$1 nvcc=$2 nm=$3 tests=$4
@@ -43,4 +45,23 @@ diff "$dir/plain.err" "$dir/mgb.err" >"$dir/err.diff" ||
 for o in device_diagnostics.o byte_order_mark.o clang_only_warnings.o; do
   "$nm" "$dir/mgb/$o" | grep -q "U mgb_task_begin" || fail "$o is not rewritten"
 done
-echo "PASS: __FILE__/__LINE__ as in the original; 3 sources rewritten with nvcc's stderr only"
+# 3. A header the rewrite leaves alone is found beside the rewritten copy (the mirror tree): its
+#    __FILE__ still names it as the original compile does, in the host and the device pass, with
+#    the source spelled relative, bare (compiled in its own directory) and absolute.
+cp -r "$tests/driver_identity/untouched_header" "$dir/src/"
+untouched() { grep -o 'std::printf("%s:%d\\n", "[^"]*", [0-9]*)'; }
+for spelling in ../src/untouched_header/main.cu main.cu "$dir/src/untouched_header/main.cu"; do
+  cwd="$dir/plain"
+  [[ "$spelling" == main.cu ]] && cwd="$dir/src/untouched_header"
+  (cd "$cwd" && "$nvcc" -E "$spelling" | untouched >"$dir/untouched.plain") ||
+    fail "nvcc -E $spelling failed"
+  (cd "$cwd" && "$mgb_nvcc" -E "$spelling" 2>"$dir/untouched.err" | untouched \
+    >"$dir/untouched.mgb") || fail "mgb-nvcc -E $spelling failed: $(cat "$dir/untouched.err")"
+  [[ $(grep -c where.h "$dir/untouched.plain") -ge 2 ]] ||
+    fail "unexpected original markers for $spelling: $(cat "$dir/untouched.plain")"
+  diff "$dir/untouched.plain" "$dir/untouched.mgb" >"$dir/untouched.diff" ||
+    fail "__FILE__ of an untouched header differs ($spelling): $(cat "$dir/untouched.diff")"
+  grep -q "NOT rewritten" "$dir/untouched.err" && fail "untouched_header fell back ($spelling)"
+done
+echo "PASS: __FILE__/__LINE__ as in the original (an untouched header's too, three spellings);" \
+  "3 sources rewritten with nvcc's stderr only"

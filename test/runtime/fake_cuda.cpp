@@ -149,14 +149,15 @@ cudaError_t FakeCudaApi::SetDevice(int device) {
 }
 cudaError_t FakeCudaApi::DeviceGetByPCIBusId(int *device, const char *pci_bus_id) {
   ++bus_id_lookups_;
-  int index = std::atoi(pci_bus_id);  // the fake's bus ids are "0", "1", ...
+  int index = std::atoi(pci_bus_id) - first_bus_id_;  // the fake's bus ids are "0", "1", ...
   if (index < 0 || index >= devices_) return Note(cudaErrorInvalidDevice);
   *device = index;
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::DeviceGetPCIBusId(char *pci_bus_id, int length, int device) {
+  ++bus_id_listings_;
   if (device < 0 || device >= devices_) return Note(cudaErrorInvalidDevice);
-  std::snprintf(pci_bus_id, static_cast<size_t>(length), "%d", device);  // "0", "1", ...
+  std::snprintf(pci_bus_id, static_cast<size_t>(length), "%d", first_bus_id_ + device);
   return cudaSuccess;
 }
 cudaError_t FakeCudaApi::DeviceSynchronize() {
@@ -403,6 +404,25 @@ cudaError_t FakeCudaApi::LaunchKernel(const void *func, dim3 grid, dim3 block, v
   FakeLaunch launch{Current(), args, grid, block, stream};
   body(launch);
   return cudaSuccess;
+}
+
+cudaError_t FakeCudaApi::LaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
+                                                 void **args, size_t shared_bytes,
+                                                 cudaStream_t stream) {
+  Log("LaunchCooperativeKernel", func);
+  return LaunchKernel(func, grid, block, args, shared_bytes, stream);
+}
+
+cudaError_t FakeCudaApi::LaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                         void **args) {
+  Log("LaunchKernelExC", func);
+  if (config == nullptr) return Note(cudaErrorInvalidValue);
+  {
+    std::lock_guard lock(mu_);
+    last_attributes_.assign(config->attrs, config->attrs + config->numAttrs);
+  }
+  return LaunchKernel(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                      config->stream);
 }
 
 bool FakeCudaApi::AllowedDuringCapture() {

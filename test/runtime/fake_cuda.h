@@ -47,7 +47,11 @@ class FakeCudaApi final : public runtime::CudaApi {
   // attributes (not in
   // Calls(): tests there list the calls that touch a GPU).
   int DeviceCountQueries() const { return device_count_queries_; }
-  int BusIdLookups() const { return bus_id_lookups_; }
+  int BusIdLookups() const { return bus_id_lookups_; }    // cudaDeviceGetByPCIBusId calls
+  int BusIdListings() const { return bus_id_listings_; }  // cudaDeviceGetPCIBusId calls
+  // As under CUDA_VISIBLE_DEVICES=first,first+1,...: device i is the GPU on bus id first + i
+  // (the fake's bus ids are "0", "1", ... as in the test mgbd's config).
+  void SetFirstBusId(int first) { first_bus_id_ = first; }
   int FuncAttributeQueries() const { return func_attribute_queries_; }
   int DeviceOf(const void *device_pointer);  // -1 if not a live fake allocation
   // Bytes of `symbol` as held on `device`.
@@ -105,6 +109,16 @@ class FakeCudaApi final : public runtime::CudaApi {
   cudaError_t EventDestroy(cudaEvent_t event) override;
   cudaError_t LaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                            size_t shared_bytes, cudaStream_t stream) override;
+  // Logged as LaunchCooperativeKernel, then run as LaunchKernel.
+  cudaError_t LaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                      size_t shared_bytes, cudaStream_t stream) override;
+  // Logged as LaunchKernelExC (attributes in LastLaunchAttributes()), then run as LaunchKernel.
+  cudaError_t LaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                              void **args) override;
+  std::vector<cudaLaunchAttribute> LastLaunchAttributes() {
+    std::lock_guard lock(mu_);
+    return last_attributes_;
+  }
   // Graphs as CUDA makes them in global capture mode: launches on a capturing stream are
   // recorded, not run; an allocation, synchronous copy or set, or a device synchronisation
   // while any capture is under way fails (cudaErrorStreamCaptureUnsupported) and invalidates
@@ -183,6 +197,8 @@ class FakeCudaApi final : public runtime::CudaApi {
   std::vector<FakeCall> calls_;
   std::atomic<int> device_count_queries_{0};
   std::atomic<int> bus_id_lookups_{0};
+  std::atomic<int> bus_id_listings_{0};
+  int first_bus_id_ = 0;
   std::atomic<int> func_attribute_queries_{0};
   std::atomic<bool> busy_{false};
   std::atomic<int> failures_{0};
@@ -194,6 +210,7 @@ class FakeCudaApi final : public runtime::CudaApi {
                                 std::vector<unsigned char> **bytes);
   std::map<std::pair<const void *, int>, std::vector<unsigned char>> symbols_;
   std::map<std::pair<int, cudaLimit>, size_t> limits_;
+  std::vector<cudaLaunchAttribute> last_attributes_;
 };
 
 }  // namespace mgb::test

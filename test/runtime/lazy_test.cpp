@@ -117,6 +117,84 @@ TEST_CASE("outside a task allocations are stand-ins and ops replay in order at t
   CHECK(m.fake.LiveAllocations() == 0);
 }
 
+TEST_CASE("cooperative and attribute launches bind what their argument values name",
+          "[runtime][lazy]") {
+  // cudaLaunchCooperativeKernel and cudaLaunchKernelExC reach their arguments through a void*
+  // array, however the program filled it: their twins bind the buffers the values name and pass
+  // the values as they are (the addresses are real); a stand-in stream or event becomes real.
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&a), kN * sizeof(float)) == cudaSuccess);
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&b), kN * sizeof(float)) == cudaSuccess);
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&c), kN * sizeof(float)) == cudaSuccess);
+  std::vector<float> host(kN, 1.5f);
+  REQUIRE(rt.Memcpy(a, host.data(), kN * sizeof(float), cudaMemcpyHostToDevice, std::nullopt) ==
+          cudaSuccess);
+  REQUIRE(rt.Memset(b, 0, kN * sizeof(float), std::nullopt) == cudaSuccess);
+  m.fake.RegisterKernel(reinterpret_cast<const void *>(&AddKernel),
+                        {sizeof(float *), sizeof(float *), sizeof(float *)},
+                        [&](FakeLaunch &launch) {
+                          auto *x = *static_cast<float **>(launch.args[0]);
+                          auto *y = *static_cast<float **>(launch.args[1]);
+                          auto *z = *static_cast<float **>(launch.args[2]);
+                          for (int i = 0; i < kN; ++i) z[i] = x[i] + y[i];
+                        });
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;
+  REQUIRE(rt.StreamCreate(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  REQUIRE(rt.EventCreate(&done, cudaEventDisableTiming) == cudaSuccess);
+  REQUIRE(rt.IsStandIn(stream));
+  REQUIRE(rt.IsStandIn(done));
+  CHECK(mgbd.Status().tasks_size() == 0);
+
+  void *args[3];  // filled element by element, as no rewrite could follow
+  args[0] = &a;
+  args[1] = &b;
+  args[2] = &c;
+  cudaLaunchAttribute attributes[2] = {};
+  attributes[0].id = cudaLaunchAttributeClusterDimension;
+  attributes[0].val.clusterDim.x = 2;
+  attributes[0].val.clusterDim.y = 1;
+  attributes[0].val.clusterDim.z = 1;
+  attributes[1].id = cudaLaunchAttributeLaunchCompletionEvent;
+  attributes[1].val.launchCompletionEvent.event = done;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(2);
+  config.blockDim = dim3(kN);
+  config.stream = stream;
+  config.attrs = attributes;
+  config.numAttrs = 2;
+  REQUIRE(rt.LaunchKernelExC(&config, reinterpret_cast<const void *>(&AddKernel), args) ==
+          cudaSuccess);
+  REQUIRE(mgbd.Status().tasks_size() == 1);
+  const uint64_t task = rt.TaskOf(a);
+  CHECK(task != 0);
+  CHECK(rt.TaskOf(c) == task);
+  std::vector<cudaLaunchAttribute> seen = m.fake.LastLaunchAttributes();
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].val.clusterDim.x == 2);
+  CHECK(seen[1].val.launchCompletionEvent.event != nullptr);
+  CHECK_FALSE(rt.IsStandIn(seen[1].val.launchCompletionEvent.event));
+  CHECK(config.stream == stream);  // the program's config is left as it was
+  CHECK(attributes[1].val.launchCompletionEvent.event == done);
+
+  // c = a + c (cooperative), through an array of the same values.
+  args[1] = &c;
+  REQUIRE(rt.LaunchCooperativeKernel(reinterpret_cast<const void *>(&AddKernel), dim3(1), dim3(kN),
+                                     args, 0, stream) == cudaSuccess);
+  CHECK(m.fake.CallsNamed("LaunchCooperativeKernel").size() == 1);
+  std::vector<float> out(kN);
+  REQUIRE(rt.Memcpy(out.data(), c, kN * sizeof(float), cudaMemcpyDeviceToHost, std::nullopt) ==
+          cudaSuccess);
+  for (int i = 0; i < kN; ++i) CHECK(out[i] == 3.0f);
+  rt.Free(a);
+  rt.Free(b);
+  rt.Free(c);
+  CHECK(mgbd.Status().tasks_size() == 0);
+}
+
 TEST_CASE("stand-ins inside by-value structs are found and translated", "[runtime][lazy]") {
   MgbdProcess mgbd({1024 * kMiB});
   ManagedRuntime m(mgbd, 1);
@@ -223,6 +301,34 @@ TEST_CASE("a launch using stand-ins of two GPUs moves them to one (peer copy)", 
   rt.Memcpy(&got, b, sizeof got, cudaMemcpyDeviceToHost, std::nullopt);
   CHECK(got == 7);
   CHECK(mgbd.Status().tasks_size() == 1);  // b's old task ended with its last object
+}
+
+TEST_CASE("a migration mgbd cannot make room for fails the launch and keeps the data in place",
+          "[runtime][lazy]") {
+  // Two 64 MiB GPUs, a 40 MiB buffer bound on each: one launch on both would need 80 MiB on one
+  // GPU, which mgbd can never grant. The launch fails (the session, under MGB_UNMANAGED, goes on
+  // unmanaged) and the buffer that would have moved keeps its memory, address and data.
+  MgbdProcess mgbd({64 * kMiB, 64 * kMiB}, "mgb", /*spread_tasks=*/true);
+  ManagedRuntime m(mgbd, 2, TestConfig(mgbd.socket(), mgb::runtime::FailurePolicy::kUnmanaged));
+  auto &rt = *m.runtime;
+  const size_t bytes = 40 * kMiB;
+  int *a = nullptr, *b = nullptr;
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&a), bytes) == cudaSuccess);
+  REQUIRE(Prepare(rt, nullptr, kWide, {&a}, {sizeof a}) == cudaSuccess);
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&b), bytes) == cudaSuccess);
+  int seven = 7;
+  REQUIRE(rt.Memcpy(b, &seven, sizeof seven, cudaMemcpyHostToDevice, std::nullopt) ==
+          cudaSuccess);
+  REQUIRE(Prepare(rt, nullptr, kWide, {&b}, {sizeof b}) == cudaSuccess);
+  const uint64_t task_a = rt.TaskOf(a), task_b = rt.TaskOf(b);
+  REQUIRE(rt.DeviceOfTask(task_a) != rt.DeviceOfTask(task_b));
+  const int device_b = m.fake.DeviceOf(b);
+  CHECK(Prepare(rt, nullptr, kWide, {&a, &b}, {sizeof a, sizeof b}) != cudaSuccess);
+  CHECK(m.fake.CallsNamed("MemcpyPeer").empty());
+  CHECK(m.fake.DeviceOf(b) == device_b);  // not unmapped, not moved
+  int got = 0;
+  REQUIRE(rt.Memcpy(&got, b, sizeof got, cudaMemcpyDeviceToHost, std::nullopt) == cudaSuccess);
+  CHECK(got == 7);
 }
 
 TEST_CASE("a thread's first lazy launch reserves all its unbound buffers at once",

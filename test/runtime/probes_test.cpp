@@ -12,6 +12,7 @@
 using namespace mgb::test;
 using mgb::Client;
 using mgb::LaunchShape;
+using mgb::runtime::FailurePolicy;
 using mgb::runtime::kDefaultHeapBytes;
 
 namespace {
@@ -70,8 +71,28 @@ TEST_CASE("a task's GPU number and the device count are asked of CUDA once, not 
     m.runtime->TaskEnd(a);
   }
   CHECK(devices.size() == 2);
-  CHECK(m.fake.BusIdLookups() == 2);  // one per GPU mgbd named
+  // Each GPU's number comes from listing the process's GPUs once (TellVisibleGpus).
+  CHECK(m.fake.BusIdListings() == 2);
+  CHECK(m.fake.BusIdLookups() == 0);
   CHECK(m.fake.DeviceCountQueries() == 1);
+}
+
+TEST_CASE("a process that cannot open a GPU never gets a task there", "[runtime][probes]") {
+  // Found on 2 x H100: a rewritten program under `mgb run`, which shows it one GPU
+  // (CUDA_VISIBLE_DEVICES), had its task placed on the other one and exited with 69.
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  ManagedRuntime m(mgbd, 1, TestConfig(mgbd.socket(), FailurePolicy::kUnmanaged));
+  m.fake.SetFirstBusId(1);       // CUDA_VISIBLE_DEVICES=1: its device 0 is mgbd's GPU 1
+  for (int i = 0; i < 3; ++i) {  // GPU 0 is the emptier one each time
+    mgb_task task = m.runtime->TaskBegin(kMiB, kWideGrid, kBlock, nullptr, "probe.cu:1");
+    REQUIRE(task != 0);
+    CHECK(m.runtime->DeviceOfTask(task) == 0);
+    auto status = mgbd.Status();
+    REQUIRE(status.tasks_size() == 1);
+    CHECK(status.tasks(0).gpu_index() == 1);
+    m.runtime->TaskEnd(task);
+  }
+  CHECK(mgbd.Status().tasks_size() == 0);
 }
 
 TEST_CASE("a library's first task goes to the device current before it, where its handle lives",

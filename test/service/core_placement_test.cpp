@@ -1,5 +1,6 @@
 // Placement by every policy, on config GPUs, through the core alone.
 #include "core_test_support.h"
+#include "mgb/core/error_reason.h"
 
 namespace mgb::test {
 
@@ -52,6 +53,47 @@ TEST_CASE("a session's tasks go to a GPU where it has a context while one fits t
     // deadlock a process whose other task holds that room.
     CHECK(c.Begin(s, Request(8 * kGB)).gpu == 1);
   }
+}
+
+TEST_CASE("a task goes only to GPUs its process can open (visible_pci_bus_ids)", "[core][policy]") {
+  // Found on 2 x H100: a rewritten program under `mgb run` sees one GPU (CUDA_VISIBLE_DEVICES);
+  // its task placed on the other one could not run.
+  std::vector<core::GpuSpec> gpus = Gpus(3, 16 * kGB);
+  gpus[0].pci_bus_id = "00000000:19:00.0";  // NVML's spelling; the request's is CUDA's
+  gpus[1].pci_bus_id = "00000000:3B:00.0";
+  gpus[2].memory_bytes = 64 * kGB;  // a config GPU without an id: never hidden
+  for (const char *policy : {"mgb", "memory", "mgb-sm", "single", "cg:1"}) {
+    INFO(policy);
+    Core c(gpus, policy);
+    core::TaskRequest sees_second = Request(kGB);
+    sees_second.visible_pci_bus_ids = {"0000:3b:00.0"};
+    const auto placed = c.BeginSolo(sees_second);
+    CHECK((placed.gpu == 1 || placed.gpu == 2));               // GPU 0, the emptiest, is hidden
+    if (std::string(policy) == "mgb") CHECK(placed.gpu == 1);  // fewest warps: 1 before 2
+  }
+  core::TaskRequest sees_first = Request(10 * kGB);
+  sees_first.visible_pci_bus_ids = {"0000:19:00.0"};
+  gpus.pop_back();
+  gpus[1].memory_bytes = 32 * kGB;
+  Core two(gpus, "mgb");
+  CHECK(two.BeginSolo(sees_first).gpu == 0);
+  // Waiting: GPU 0 is full, GPU 1 empty but hidden; the queue head reserves GPU 0 and gets it.
+  const auto waiting = two.BeginSolo(sees_first);
+  CHECK(waiting.gpu == -1);
+  CHECK(two.BeginSolo(Request(kGB)).gpu == 1);  // others still use GPU 1
+  // Never fits on what it can open (16 GB) though GPU 1 (32 GB) could hold it.
+  core::TaskRequest big = Request(32 * kGB);
+  big.visible_pci_bus_ids = {"0000:19:00.0"};
+  auto refused = two.s->TaskBegin(two.Open(), big, 0);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(core::ReasonOf(refused.status()) == core::ErrorReason::kNeverFits);
+  CHECK(std::string(refused.status().message()).find("the process can open") != std::string::npos);
+  core::TaskRequest nowhere = Request(kGB);
+  nowhere.visible_pci_bus_ids = {"0000:99:00.0"};
+  auto unknown = two.s->TaskBegin(two.Open(), nowhere, 0);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(core::ReasonOf(unknown.status()) == core::ErrorReason::kInvalidField);
+  CHECK(std::string(unknown.status().message()).find("visible_pci_bus_ids") != std::string::npos);
 }
 
 TEST_CASE("memory policy: the GPU with the most available memory", "[core][policy]") {

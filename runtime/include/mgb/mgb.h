@@ -32,6 +32,19 @@
 
 /* Valid C89 on and C++98 on: rewritten sources keep the language standard they were written in. */
 
+/* The twins take CUDA's default arguments in C++ (a call renamed by the #define fallback relies on
+ * them: `cudaMemcpyAsync(d, h, n, kind)`). */
+#ifdef __cplusplus
+#define MGB_DEFAULT(value) = value
+#else
+#define MGB_DEFAULT(value)
+#endif
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define MGB_NO_STREAM nullptr
+#else
+#define MGB_NO_STREAM 0
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -60,29 +73,34 @@ void mgb_task_end(mgb_task task);
 
 cudaError_t mgb_cudaMalloc(void **ptr, size_t bytes);
 cudaError_t mgb_cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height);
-cudaError_t mgb_cudaMallocManaged(void **ptr, size_t bytes, unsigned int flags);
+cudaError_t mgb_cudaMallocManaged(void **ptr, size_t bytes,
+                                  unsigned int flags MGB_DEFAULT(cudaMemAttachGlobal));
 cudaError_t mgb_cudaFree(void *ptr);
 cudaError_t mgb_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 cudaError_t mgb_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                                cudaStream_t stream);
+                                cudaStream_t stream MGB_DEFAULT(MGB_NO_STREAM));
 cudaError_t mgb_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                              size_t height, enum cudaMemcpyKind kind);
 cudaError_t mgb_cudaMemset(void *ptr, int value, size_t count);
-cudaError_t mgb_cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream);
-cudaError_t mgb_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
-                                   enum cudaMemcpyKind kind);
-cudaError_t mgb_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
-                                     enum cudaMemcpyKind kind);
+cudaError_t mgb_cudaMemsetAsync(void *ptr, int value, size_t count,
+                                cudaStream_t stream MGB_DEFAULT(MGB_NO_STREAM));
+cudaError_t mgb_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                   size_t offset MGB_DEFAULT(0),
+                                   enum cudaMemcpyKind kind MGB_DEFAULT(cudaMemcpyHostToDevice));
+cudaError_t mgb_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                                     size_t offset MGB_DEFAULT(0),
+                                     enum cudaMemcpyKind kind MGB_DEFAULT(cudaMemcpyDeviceToHost));
 cudaError_t mgb_cudaStreamCreate(cudaStream_t *stream);
 cudaError_t mgb_cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
 cudaError_t mgb_cudaStreamDestroy(cudaStream_t stream);
 cudaError_t mgb_cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t mgb_cudaStreamQuery(cudaStream_t stream);
-cudaError_t mgb_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+cudaError_t mgb_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                                    unsigned int flags MGB_DEFAULT(0));
 cudaError_t mgb_cudaEventCreate(cudaEvent_t *event);
 cudaError_t mgb_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
 cudaError_t mgb_cudaEventQuery(cudaEvent_t event);
-cudaError_t mgb_cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
+cudaError_t mgb_cudaEventRecord(cudaEvent_t event, cudaStream_t stream MGB_DEFAULT(MGB_NO_STREAM));
 cudaError_t mgb_cudaEventSynchronize(cudaEvent_t event);
 cudaError_t mgb_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t mgb_cudaEventDestroy(cudaEvent_t event);
@@ -109,9 +127,9 @@ cudaError_t mgb_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
 #pragma GCC diagnostic ignored "-Wlong-long"
 #endif
 cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
-                                     unsigned long long flags);
+                                     unsigned long long flags MGB_DEFAULT(0));
 cudaError_t mgb_cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph,
-                                              unsigned long long flags);
+                                              unsigned long long flags MGB_DEFAULT(0));
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
@@ -122,6 +140,15 @@ cudaError_t mgb_cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
  * from CUDA). */
 cudaError_t mgb_cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                                  size_t shared_bytes, cudaStream_t stream);
+/* cudaLaunchCooperativeKernel the same way (grid-wide synchronisation: every block resident). */
+cudaError_t mgb_cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                            size_t shared_bytes, cudaStream_t stream);
+#if CUDART_VERSION >= 11080
+/* cudaLaunchKernelExC (thread-block clusters and other launch attributes) the same way; the
+ * config's stand-in stream and the events its attributes name are made real. */
+cudaError_t mgb_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+                                    void **args);
+#endif
 
 /* ---- lazy launches -----------------------------------------------------------------------------
  */
@@ -195,6 +222,22 @@ inline cudaError_t mgb_cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t c
                                   kind);
 }
 
+/* cuda_runtime.h's templates that take the kernel itself: a renamed call stays as written. */
+template <class T>
+inline cudaError_t mgb_cudaLaunchKernel(const T *func, dim3 grid, dim3 block, void **args,
+                                        size_t shared_bytes = 0,
+                                        cudaStream_t stream = MGB_NO_STREAM) {
+  return mgb_cudaLaunchKernel(reinterpret_cast<const void *>(func), grid, block, args, shared_bytes,
+                              stream);
+}
+template <class T>
+inline cudaError_t mgb_cudaLaunchCooperativeKernel(T *func, dim3 grid, dim3 block, void **args,
+                                                   size_t shared_bytes = 0,
+                                                   cudaStream_t stream = MGB_NO_STREAM) {
+  return mgb_cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(func), grid, block, args,
+                                         shared_bytes, stream);
+}
+
 /* cuda_runtime.h's older five-argument cudaGraphInstantiate (error node and log unused). */
 inline cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
                                             cudaGraphNode_t *error_node, char *log,
@@ -207,6 +250,7 @@ inline cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t g
 
 #if __cplusplus >= 201103L
 #include <type_traits>
+#include <utility>
 
 /* The value a kernel argument must have: itself, once the lazy buffers it names (a pointer, or
  * pointers inside a trivially copyable struct) are bound, so that their memory is mapped.
@@ -250,6 +294,29 @@ inline cudaError_t mgb_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel
   return mgb_launch_prepare(grid, block, kernel, site, static_cast<int>(sizeof...(Args)), values,
                             sizes);
 }
+
+#if CUDART_VERSION >= 11080
+/* cuda_runtime.h's cudaLaunchKernelEx templates, calling mgb_cudaLaunchKernelExC: the arguments
+ * are converted to the kernel's parameter types first, as CUDA's own template does. */
+template <class... ExpTypes, class... ActTypes>
+inline cudaError_t mgb_cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
+                                          void (*kernel)(ExpTypes...), ActTypes &&...args) {
+  return [&](ExpTypes... coerced) {
+    void *values[sizeof...(ExpTypes) + 1] = {
+        const_cast<void *>(static_cast<const void *>(&coerced))..., nullptr};
+    return mgb_cudaLaunchKernelExC(config, reinterpret_cast<const void *>(kernel), values);
+  }(std::forward<ActTypes>(args)...);
+}
+#if CUDART_VERSION >= 12000
+template <class... ActTypes>
+inline cudaError_t mgb_cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
+                                          const cudaKernel_t kernel, ActTypes &&...args) {
+  void *values[sizeof...(ActTypes) + 1] = {const_cast<void *>(static_cast<const void *>(&args))...,
+                                           nullptr};
+  return mgb_cudaLaunchKernelExC(config, reinterpret_cast<const void *>(kernel), values);
+}
+#endif
+#endif
 #endif /* C++11 */
 #endif /* __cplusplus */
 

@@ -72,6 +72,10 @@ class Client {
 
   const SessionDetails &session() const;
 
+  // The GPUs (PCI bus ids) this process can open: every later TaskBegin is placed only on one of
+  // them (TaskBeginRequest.visible_pci_bus_ids). Empty (the default): any GPU.
+  void SetVisibleGpus(std::vector<std::string> pci_bus_ids);
+
   // Blocks until mgbd placed the task (or the deadline passed: DEADLINE_EXCEEDED).
   // preferred_pci_bus_id: TaskBeginRequest's (the GPU the process's earlier CUDA objects are on).
   absl::StatusOr<Placement> TaskBegin(uint64_t memory_bytes, const LaunchShape &shape,

@@ -162,6 +162,9 @@ struct TaskRequest {
   Micros deadline = 0;  // 0 = wait as long as it takes
   std::string label;
   std::string preferred_pci_bus_id;  // chosen first while it fits (see Choose); empty: none
+  // The GPUs the task's process can open (CUDA_VISIBLE_DEVICES, a cgroup): it is placed only on
+  // one of these. Empty: any. A GPU without a PCI bus id (a config file's) is never hidden.
+  std::vector<std::string> visible_pci_bus_ids;
 };
 
 struct BeginResult {
@@ -311,11 +314,12 @@ class Scheduler {
     int gpu = -1;
     Micros since = 0;
     Micros deadline = 0;
-    uint64_t order = 0;      // QueueKey at TaskBegin: its place in queue order, waiting or not
-    uint64_t queue_seq = 0;  // = order while it waits, 0 otherwise
-    int reserved_gpu = -1;   // sticky reservation while it is the blocked queue head
-    int preferred_gpu = -1;  // TaskRequest::preferred_pci_bus_id's GPU, -1 if none
-    uint64_t min_warps = 0;  // mgb-sm: the fewest warps it needs free on any GPU (0 otherwise)
+    uint64_t order = 0;        // QueueKey at TaskBegin: its place in queue order, waiting or not
+    uint64_t queue_seq = 0;    // = order while it waits, 0 otherwise
+    int reserved_gpu = -1;     // sticky reservation while it is the blocked queue head
+    int preferred_gpu = -1;    // TaskRequest::preferred_pci_bus_id's GPU, -1 if none
+    std::vector<bool> hidden;  // per GPU: not in TaskRequest::visible_pci_bus_ids; empty: none
+    uint64_t min_warps = 0;    // mgb-sm: the fewest warps it needs free on any GPU (0 otherwise)
     std::vector<uint16_t> sm_blocks;  // mgb-sm: blocks placed per SM
     uint64_t grow_extra = 0;          // > 0 while a grow waits
     Micros grow_deadline = 0;
@@ -329,6 +333,10 @@ class Scheduler {
   Scheduler(std::vector<GpuSpec> gpus, Options options, EventSink *sink);
 
   absl::Status ValidateRequest(const TaskRequest &request) const;
+  // Per GPU, whether the request's process cannot open it (TaskRequest::visible_pci_bus_ids);
+  // empty when it names none.
+  std::vector<bool> HiddenGpus(const TaskRequest &request) const;
+  static bool Hidden(const Task &t, int gpu) { return !t.hidden.empty() && t.hidden[gpu]; }
   absl::StatusOr<Task *> OwnedTask(SessionId session, TaskId task, std::string_view field);
   // OwnedTask, and FAILED_PRECONDITION while it waits for a GPU (grow, usage, launch need one).
   absl::StatusOr<Task *> PlacedTask(SessionId session, TaskId task);

@@ -1,0 +1,71 @@
+// RUN: rm -rf %t && %mgb-rewrite --root %S -o %t/first %s -- 2> %t.stderr
+// RUN: FileCheck %s --check-prefix=CHECK-MESSAGES --input-file=%t.stderr --allow-empty
+// RUN: %strip-checks %t/first/nvcc_accepts.cu | FileCheck %s
+// RUN: %golden %t %s
+// Code nvcc compiles that the rewrite once broke (third-party round 7):
+// - a kernel taking a managed object by reference (the unified-memory blog's Kernel_by_ref): the
+//   argument was wrapped in mgb_arg(), a copy no non-const reference binds to;
+// - a kernel template handed to a CUB utility by its template-id (cub::MaxSmOccupancy in CUB's
+//   block examples): taken for device memory and wrapped in mgb_arg(), which cannot deduce it;
+// - time() called without <time.h> (nvcc's implicit cuda_runtime.h declares it; clang's parse
+//   did not: the file fell back to unrewritten).
+// CHECK-MESSAGES-NOT: error
+#include <cstdio>
+#include <cub/util_device.cuh>
+
+struct Managed {
+  void *operator new(size_t n) {
+    void *p;
+    cudaMallocManaged(&p, n);
+    cudaDeviceSynchronize();
+    return p;
+  }
+  void operator delete(void *p) {
+    cudaDeviceSynchronize();
+    cudaFree(p);
+  }
+};
+struct Counter : public Managed {
+  int value;
+};
+
+__global__ void bump(Counter &c) { c.value++; }
+
+// CHECK-LABEL: void bumpTwice(Counter &c)
+void bumpTwice(Counter &c) {
+  // CHECK-NOT: mgb_arg
+  // CHECK: {{^ *}}bump<<<1, 1>>>(c);
+  bump<<<1, 1>>>(c);
+  bump<<<1, 1>>>(c);
+  cudaDeviceSynchronize();
+}
+
+template <int THREADS>
+__global__ void fill(int *out) {
+  out[threadIdx.x] = THREADS;
+}
+
+// CHECK-LABEL: int occupancyThenFill()
+template <int THREADS>
+int occupancyThenFill() {
+  int *d = nullptr;
+  cudaMalloc(&d, THREADS * sizeof(int));
+  int occupancy = 0;
+  // CHECK: cub::MaxSmOccupancy(occupancy, fill<THREADS>, THREADS);
+  cub::MaxSmOccupancy(occupancy, fill<THREADS>, THREADS);
+  fill<THREADS><<<1, THREADS>>>(d);
+  int h = 0;
+  cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost);
+  cudaFree(d);
+  return occupancy > 0 ? h : -1;
+}
+
+int main() {
+  srand(static_cast<unsigned>(time(NULL)));
+  Counter *c = new Counter;
+  c->value = 40;
+  bumpTwice(*c);
+  printf("counter %d (expect 42), fill %d (expect 128)\n", c->value, occupancyThenFill<128>());
+  delete c;
+  return 0;
+}
