@@ -467,6 +467,10 @@ cudaError_t Runtime::LaunchPrepare(mgb_dim3 grid, mgb_dim3 block, const void *ke
     // task's GPU, whichever device the thread left current.
     int device = DeviceOfRealWords(nargs, args, arg_sizes);
     if (device >= 0 && device != CurrentDevice()) api_.SetDevice(device);
+    // The launch runs there without any task of this process having landed on it: the
+    // __constant__ data and limits recorded outside a task go there first. (A solver whose memory
+    // was all thrust's ran its kernel with __constant__ n = 0 and printed wrong physics, exit 0.)
+    PrepareDevice(device >= 0 ? device : CurrentDevice());
     return cudaSuccess;
   }
   return Bind(standins, ShapeOf(grid, block, kernel), site ? site : "?", 0, kernel == nullptr);

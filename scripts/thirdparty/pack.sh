@@ -30,6 +30,10 @@ done
 cat "$pairs"/args.*.txt > "$out/args.txt" 2>/dev/null || true
 cat "$pairs"/files.*.txt > "$out/files.txt" 2>/dev/null || true
 [[ -d "$pairs/data" ]] && cp -r "$pairs/data" "$out/"
+# Other files beside the programs: inputs a program opens from its working directory.
+for f in "$pairs"/*; do
+  case "$(basename "$f")" in *.orig | *.mgb | args.*.txt | files.*.txt | data) ;; *) [[ -f "$f" ]] && cp "$f" "$out/" ;; esac
+done
 # Shared libraries the programs need that neither the GPU machine's CUDA toolkit nor .device/lib
 # has (the math libraries come from /usr/local/cuda/lib64 there).
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libgcc_s|libstdc\+\+|libgomp|libcuda\.so|libnvidia-ml|libcu[a-zA-Z]*\.so|libnv[a-zA-Z]*\.so|libnpp[a-z]*\.so)'

@@ -131,6 +131,31 @@ TEST_CASE("an event waited on before any placement is recorded where the thread 
   CHECK(rt.EventDestroy(event) == cudaSuccess);
 }
 
+TEST_CASE("symbol data written outside a task reaches a launch that binds nothing lazy",
+          "[runtime][symbols]") {
+  // Found on one H100 (examples/patterns/spectral_class.cu, issue 31's silent wrong answer): all
+  // device memory was thrust's, so no task ever landed on a GPU and the __constant__ writes were
+  // never applied; the kernel read n = 0.
+  MgbdProcess mgbd({1024 * kMiB});
+  ManagedRuntime m(mgbd, 1);
+  auto &rt = *m.runtime;
+  m.fake.RegisterSymbol(coefficients, sizeof coefficients);
+  float values[4] = {1, 2, 3, 4};
+  REQUIRE(rt.MemcpyToSymbol(coefficients, values, sizeof values, 0, cudaMemcpyHostToDevice) ==
+          cudaSuccess);
+  CHECK(m.fake.SymbolOn(coefficients, 0).empty());
+  int n = 4;  // no pointer among the arguments: nothing to bind
+  const void *args[] = {&n};
+  const size_t sizes[] = {sizeof n};
+  REQUIRE(rt.LaunchPrepare(kWide, kBlock, coefficients, "sym.cu:1", 1, args, sizes) == cudaSuccess);
+  CHECK(mgbd.Status().tasks_size() == 0);
+  auto on_device = m.fake.SymbolOn(coefficients, 0);
+  REQUIRE(on_device.size() == sizeof values);
+  float got[4];
+  std::memcpy(got, on_device.data(), sizeof got);
+  CHECK(got[3] == 4.0f);
+}
+
 TEST_CASE("symbol data written outside a task reaches every GPU a task lands on",
           "[runtime][symbols]") {
   MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB}, "mgb", /*spread_tasks=*/true);
