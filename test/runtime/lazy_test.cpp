@@ -36,6 +36,17 @@ cudaError_t Prepare(mgb::runtime::Runtime &rt, const void *kernel, mgb_dim3 grid
                           args.data(), sizes.data());
 }
 
+// AddKernel(x, y, z): z[i] = x[i] + y[i] for kN floats.
+void RegisterAdd(FakeCudaApi &fake) {
+  fake.RegisterKernel(reinterpret_cast<const void *>(&AddKernel),
+                      {sizeof(float *), sizeof(float *), sizeof(float *)}, [](FakeLaunch &launch) {
+                        auto *x = *static_cast<float **>(launch.args[0]);
+                        auto *y = *static_cast<float **>(launch.args[1]);
+                        auto *z = *static_cast<float **>(launch.args[2]);
+                        for (int i = 0; i < kN; ++i) z[i] = x[i] + y[i];
+                      });
+}
+
 std::vector<std::string> Names(const std::vector<FakeCall> &calls) {
   std::vector<std::string> names;
   for (const FakeCall &call : calls) {
@@ -72,14 +83,7 @@ TEST_CASE("outside a task allocations are stand-ins and ops replay in order at t
   CHECK(rt.Memcpy(a + kN - 1, host.data(), 2 * sizeof(float), cudaMemcpyHostToDevice,
                   std::nullopt) == cudaErrorInvalidValue);  // past the end, like CUDA
 
-  m.fake.RegisterKernel(reinterpret_cast<const void *>(&AddKernel),
-                        {sizeof(float *), sizeof(float *), sizeof(float *)},
-                        [&](FakeLaunch &launch) {
-                          auto *x = *static_cast<float **>(launch.args[0]);
-                          auto *y = *static_cast<float **>(launch.args[1]);
-                          auto *z = *static_cast<float **>(launch.args[2]);
-                          for (int i = 0; i < kN; ++i) z[i] = x[i] + y[i];
-                        });
+  RegisterAdd(m.fake);
   REQUIRE(Prepare(rt, reinterpret_cast<const void *>(&AddKernel), kWide, {&a, &b, &c},
                   {sizeof a, sizeof b, sizeof c}) == cudaSuccess);
   REQUIRE(mgbd.Status().tasks_size() == 1);
@@ -133,14 +137,7 @@ TEST_CASE("cooperative and attribute launches bind what their argument values na
   REQUIRE(rt.Memcpy(a, host.data(), kN * sizeof(float), cudaMemcpyHostToDevice, std::nullopt) ==
           cudaSuccess);
   REQUIRE(rt.Memset(b, 0, kN * sizeof(float), std::nullopt) == cudaSuccess);
-  m.fake.RegisterKernel(reinterpret_cast<const void *>(&AddKernel),
-                        {sizeof(float *), sizeof(float *), sizeof(float *)},
-                        [&](FakeLaunch &launch) {
-                          auto *x = *static_cast<float **>(launch.args[0]);
-                          auto *y = *static_cast<float **>(launch.args[1]);
-                          auto *z = *static_cast<float **>(launch.args[2]);
-                          for (int i = 0; i < kN; ++i) z[i] = x[i] + y[i];
-                        });
+  RegisterAdd(m.fake);
   cudaStream_t stream = nullptr;
   cudaEvent_t done = nullptr;
   REQUIRE(rt.StreamCreate(&stream, cudaStreamNonBlocking) == cudaSuccess);
@@ -317,8 +314,7 @@ TEST_CASE("a migration mgbd cannot make room for fails the launch and keeps the 
   REQUIRE(Prepare(rt, nullptr, kWide, {&a}, {sizeof a}) == cudaSuccess);
   REQUIRE(rt.Malloc(reinterpret_cast<void **>(&b), bytes) == cudaSuccess);
   int seven = 7;
-  REQUIRE(rt.Memcpy(b, &seven, sizeof seven, cudaMemcpyHostToDevice, std::nullopt) ==
-          cudaSuccess);
+  REQUIRE(rt.Memcpy(b, &seven, sizeof seven, cudaMemcpyHostToDevice, std::nullopt) == cudaSuccess);
   REQUIRE(Prepare(rt, nullptr, kWide, {&b}, {sizeof b}) == cudaSuccess);
   const uint64_t task_a = rt.TaskOf(a), task_b = rt.TaskOf(b);
   REQUIRE(rt.DeviceOfTask(task_a) != rt.DeviceOfTask(task_b));
