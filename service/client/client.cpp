@@ -80,7 +80,13 @@ class BlockSignals {
 };
 
 std::shared_ptr<grpc::Channel> ChannelTo(const std::string &socket_path) {
-  return grpc::CreateChannel("unix:" + socket_path, grpc::InsecureChannelCredentials());
+  grpc::ChannelArguments args;
+  // No bandwidth-delay-product probes on a local socket: gRPC's BdpEstimator draws their jitter
+  // from the C library's rand(), which shifted the rand() sequence of the program libmgb is
+  // linked into (found on an H100: a particle program seeded with srand() printed different
+  // distances rewritten; the rand() calls traced to BdpEstimator::CompletePing).
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
 }
 
 absl::Status WaitConnected(grpc::Channel &channel, const std::string &socket_path,
