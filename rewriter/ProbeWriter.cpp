@@ -140,8 +140,6 @@ private:
   // ---- lazy launches
   // ------------------------------------------------------------------------------
 
-  // Whether the launch argument goes through mgb_prepare and mgb_arg. One with side effects
-  // (`p++`) only when it can be hoisted into a variable (canHoist): else it would run twice.
   // A function (a kernel, perhaps by a template-id in a template: an unresolved overload set) or
   // a pointer to one.
   static bool namesFunction(const Expr *arg) {
@@ -156,6 +154,8 @@ private:
     return T->isFunctionType() || T->isFunctionPointerType();
   }
 
+  // Whether the launch argument goes through mgb_prepare and mgb_arg. One with side effects
+  // (`p++`) only when it can be hoisted into a variable (canHoist): else it would run twice.
   static bool wantsArg(const Expr *arg, ASTContext &Ctx, bool canHoist) {
     if (isa<CXXDefaultArgExpr>(arg))
       return false;
