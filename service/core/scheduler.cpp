@@ -169,9 +169,9 @@ absl::Status Scheduler::ValidateShape(const LaunchShape &shape) {
   return absl::OkStatus();
 }
 
-absl::Status Scheduler::ValidateRequest(const TaskRequest &r) const {
+absl::Status Scheduler::ValidateRequest(const TaskRequest &r,
+                                        const std::vector<bool> &hidden) const {
   if (absl::Status shape = ValidateShape(r.shape); !shape.ok()) return shape;
-  const std::vector<bool> hidden = HiddenGpus(r);
   uint64_t largest = 0;  // of the GPUs the process can open
   for (int g = 0; g < gpu_count(); ++g) {
     if (hidden.empty() || !hidden[g]) largest = std::max(largest, gpus_[g].spec.memory_bytes);
@@ -256,10 +256,10 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
   auto sit = sessions_.find(session);
   if (sit == sessions_.end())
     return Refusal(ErrorReason::kUnknownSession, absl::StrCat("session_id: no session ", session));
-  if (absl::Status st = ValidateRequest(request); !st.ok()) return st;
+  Task t = TaskFrom(session, request, now);
+  if (absl::Status st = ValidateRequest(request, t.hidden); !st.ok()) return st;
   Session &s = sit->second;
 
-  Task t = TaskFrom(session, request, now);
   std::vector<bool> excluded(gpus_.size(), false);
   if (head_gpu_ >= 0) excluded[head_gpu_] = true;
   Fit fit = now < hold_until_ ? Fit{}
@@ -294,13 +294,14 @@ absl::StatusOr<TaskId> Scheduler::RestoreTask(SessionId session, int gpu,
     return Refusal(ErrorReason::kInvalidField, absl::StrCat("restore.gpu_index: GPU ", gpu,
                                                             " is not in this mgbd's inventory"));
   }
-  if (absl::Status st = ValidateRequest(request); !st.ok()) return st;
+  Task t = TaskFrom(session, request, now);
+  if (absl::Status st = ValidateRequest(request, t.hidden); !st.ok()) return st;
   Fit fit{gpu, {}};
   if (options_.policy.kind == PolicyKind::kMgbSm) {
     std::optional<std::vector<uint16_t>> blocks = FitSms(gpus_[gpu], request.shape);
     fit.sm_blocks = blocks ? std::move(*blocks) : std::vector<uint16_t>(gpus_[gpu].spec.sms, 0);
   }
-  const TaskId id = AddTask(sit->second, TaskFrom(session, request, now));
+  const TaskId id = AddTask(sit->second, std::move(t));
   Place(id, tasks_.at(id), std::move(fit), now);
   return id;
 }

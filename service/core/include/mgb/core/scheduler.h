@@ -332,7 +332,8 @@ class Scheduler {
 
   Scheduler(std::vector<GpuSpec> gpus, Options options, EventSink *sink);
 
-  absl::Status ValidateRequest(const TaskRequest &request) const;
+  // hidden: HiddenGpus(request), which TaskFrom keeps in the task.
+  absl::Status ValidateRequest(const TaskRequest &request, const std::vector<bool> &hidden) const;
   // Per GPU, whether the request's process cannot open it (TaskRequest::visible_pci_bus_ids);
   // empty when it names none.
   std::vector<bool> HiddenGpus(const TaskRequest &request) const;
