@@ -21,7 +21,7 @@ uint32_t GetU32(const unsigned char *in) {
   return uint32_t{in[0]} | uint32_t{in[1]} << 8 | uint32_t{in[2]} << 16 | uint32_t{in[3]} << 24;
 }
 
-constexpr size_t kHeader = 9;  // length, call, kind
+constexpr size_t kHeader = kFrameHeader;  // length, call, kind
 
 // Sends all of `data` (never raising SIGPIPE).
 absl::Status SendAll(int fd, const char *data, size_t size) {
@@ -49,17 +49,39 @@ absl::Status WriteHello(int fd, uint32_t version) {
   return SendAll(fd, hello, sizeof hello);
 }
 
-absl::StatusOr<uint32_t> ReadHello(int fd, std::chrono::steady_clock::time_point until) {
-  unsigned char hello[sizeof kMagic + 4];
-  if (absl::Status st = ReadExactly(fd, hello, sizeof hello, until); !st.ok()) return st;
+absl::StatusOr<uint32_t> ParseHello(const char *hello) {
   if (std::memcmp(hello, kMagic, sizeof kMagic) != 0) {
     return absl::InvalidArgumentError("not a lane connection");
   }
-  return GetU32(hello + sizeof kMagic);
+  return GetU32(reinterpret_cast<const unsigned char *>(hello) + sizeof kMagic);
+}
+
+absl::StatusOr<uint32_t> ReadHello(int fd, std::chrono::steady_clock::time_point until) {
+  char hello[kHelloSize];
+  if (absl::Status st = ReadExactly(fd, hello, sizeof hello, until); !st.ok()) return st;
+  return ParseHello(hello);
+}
+
+uint32_t FrameLength(const char *header) {
+  return GetU32(reinterpret_cast<const unsigned char *>(header));
+}
+
+Frame FrameWithoutPayload(const char *header) {
+  Frame frame;
+  frame.call = GetU32(reinterpret_cast<const unsigned char *>(header) + 4);
+  frame.kind = static_cast<Kind>(static_cast<unsigned char>(header[8]));
+  return frame;
 }
 
 absl::Status WriteFrame(int fd, uint32_t call, Kind kind,
                         const google::protobuf::MessageLite *message) {
+  absl::StatusOr<std::string> frame = EncodeFrame(call, kind, message);
+  if (!frame.ok()) return frame.status();
+  return SendAll(fd, frame->data(), frame->size());
+}
+
+absl::StatusOr<std::string> EncodeFrame(uint32_t call, Kind kind,
+                                        const google::protobuf::MessageLite *message) {
   std::string buffer(kHeader, '\0');
   if (message != nullptr && !message->AppendToString(&buffer)) {
     return absl::InternalError("a lane message could not be serialized");
@@ -69,7 +91,7 @@ absl::Status WriteFrame(int fd, uint32_t call, Kind kind,
   PutU32(buffer.data(), static_cast<uint32_t>(payload));
   PutU32(buffer.data() + 4, call);
   buffer[8] = static_cast<char>(kind);
-  return SendAll(fd, buffer.data(), buffer.size());
+  return buffer;
 }
 
 absl::Status ReadExactly(int fd, void *data, size_t size,
@@ -101,16 +123,14 @@ absl::Status ReadExactly(int fd, void *data, size_t size,
 
 absl::StatusOr<Frame> ReadFrame(int fd,
                                 std::optional<std::chrono::steady_clock::time_point> until) {
-  unsigned char header[kHeader];
+  char header[kHeader];
   if (absl::Status st = ReadExactly(fd, header, kHeader, until); !st.ok()) return st;
-  const uint32_t length = GetU32(header);
+  const uint32_t length = FrameLength(header);
   if (length > kMaxPayload) {
     return absl::InvalidArgumentError(
         absl::StrCat("a lane frame of ", length, " bytes (at most ", kMaxPayload, ")"));
   }
-  Frame frame;
-  frame.call = GetU32(header + 4);
-  frame.kind = static_cast<Kind>(header[8]);
+  Frame frame = FrameWithoutPayload(header);
   frame.payload.resize(length);
   if (length > 0) {
     if (absl::Status st = ReadExactly(fd, frame.payload.data(), length, until); !st.ok()) return st;

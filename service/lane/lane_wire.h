@@ -52,6 +52,10 @@ absl::Status WriteHello(int fd, uint32_t version = kVersion);
 // otherwise ReadExactly's errors.
 absl::StatusOr<uint32_t> ReadHello(int fd, std::chrono::steady_clock::time_point until);
 
+// A whole frame's bytes. INVALID_ARGUMENT past kMaxPayload.
+absl::StatusOr<std::string> EncodeFrame(uint32_t call, Kind kind,
+                                        const google::protobuf::MessageLite *message = nullptr);
+
 // Writes a whole frame (never raises SIGPIPE). UNAVAILABLE when the connection is gone.
 absl::Status WriteFrame(int fd, uint32_t call, Kind kind,
                         const google::protobuf::MessageLite *message = nullptr);
@@ -60,6 +64,14 @@ absl::Status WriteFrame(int fd, uint32_t call, Kind kind,
 // connection ended, DEADLINE_EXCEEDED at `until`, INVALID_ARGUMENT for a frame past kMaxPayload.
 absl::StatusOr<Frame> ReadFrame(
     int fd, std::optional<std::chrono::steady_clock::time_point> until = std::nullopt);
+
+// The size of a frame's header, and its parts (for mgbd's lane, which reads without blocking).
+inline constexpr size_t kFrameHeader = 9;
+inline constexpr size_t kHelloSize = sizeof kMagic + 4;
+uint32_t FrameLength(const char *header);
+Frame FrameWithoutPayload(const char *header);
+// The version a complete opening names; INVALID_ARGUMENT when it is not kMagic.
+absl::StatusOr<uint32_t> ParseHello(const char *hello);
 
 // Reads exactly `size` bytes (same errors as ReadFrame).
 absl::Status ReadExactly(int fd, void *data, size_t size,

@@ -7,15 +7,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "absl/status/status.h"
 
 namespace mgb::server {
 namespace {
 
-constexpr int kRequestTimeoutMs = 1000;
 constexpr size_t kMaxRequestBytes = 8192;
 
 std::string Response(const std::string &status, const std::string &type, const std::string &body) {
@@ -44,13 +45,13 @@ absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
                                       "' is not PORT or HOST:PORT (an IPv4 address)");
   }
   in.sin_port = htons(static_cast<uint16_t>(port));
-  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listener < 0)
     return absl::UnavailableError(std::string("--metrics: socket: ") + std::strerror(errno));
   const int one = 1;
   setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   if (bind(listener, reinterpret_cast<sockaddr *>(&in), sizeof(in)) != 0 ||
-      listen(listener, 16) != 0) {
+      listen(listener, kBacklog) != 0) {
     const std::string error = std::strerror(errno);
     close(listener);
     return absl::UnavailableError("--metrics: cannot listen on " + host + ":" + port_text + ": " +
@@ -87,48 +88,95 @@ MetricsEndpoint::~MetricsEndpoint() {
   close(wake_write_);
 }
 
+struct MetricsEndpoint::Client {
+  int fd = -1;
+  std::chrono::steady_clock::time_point deadline;
+  std::string request;
+  std::string reply;  // non-empty once the request head is in
+  size_t sent = 0;
+};
+
 void MetricsEndpoint::Serve() {
-  pollfd fds[2] = {{wake_read_, POLLIN, 0}, {listener_, POLLIN, 0}};
+  std::vector<Client> clients;
+  const auto drop = [](Client &client) {
+    close(client.fd);
+    client.fd = -1;
+  };
   while (true) {
-    if (poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<pollfd> fds = {{wake_read_, POLLIN, 0}, {listener_, POLLIN, 0}};
+    int timeout_ms = -1;
+    for (const Client &client : clients) {
+      fds.push_back({client.fd, static_cast<short>(client.reply.empty() ? POLLIN : POLLOUT), 0});
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(client.deadline - now);
+      const int left_ms = static_cast<int>(std::max<int64_t>(left.count(), 0));
+      timeout_ms = timeout_ms < 0 ? left_ms : std::min(timeout_ms, left_ms);
     }
-    if (fds[0].revents != 0) return;
-    const int connection = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (connection < 0) continue;
-    Answer(connection);
-    close(connection);
+    if (poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) return;
+    if (fds[0].revents != 0) break;
+    for (size_t i = 0; i < clients.size(); ++i) {
+      Client &client = clients[i];
+      const short events = fds[i + 2].revents;
+      if ((events & POLLIN) != 0) {
+        char buffer[1024];
+        const ssize_t got = recv(client.fd, buffer, sizeof buffer, MSG_DONTWAIT);
+        if (got <= 0 && !(got < 0 && (errno == EAGAIN || errno == EINTR))) {
+          drop(client);
+          continue;
+        }
+        if (got > 0) client.request.append(buffer, static_cast<size_t>(got));
+        if (client.request.find("\r\n\r\n") != std::string::npos ||
+            client.request.size() >= kMaxRequestBytes) {
+          client.reply = Answer(client.request);
+        }
+      } else if ((events & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
+        drop(client);
+        continue;
+      }
+      if (!client.reply.empty()) {
+        const ssize_t n = send(client.fd, client.reply.data() + client.sent,
+                               client.reply.size() - client.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) client.sent += static_cast<size_t>(n);
+        if (client.sent == client.reply.size() ||
+            (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+          drop(client);
+          continue;
+        }
+      }
+      // The deadline covers the whole exchange: a client sending a byte a second gets nothing.
+      if (std::chrono::steady_clock::now() >= client.deadline) drop(client);
+    }
+    clients.erase(std::remove_if(clients.begin(), clients.end(),
+                                 [](const Client &client) { return client.fd < 0; }),
+                  clients.end());
+    if ((fds[1].revents & POLLIN) != 0) {
+      for (int fd;
+           (fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0;) {
+        if (clients.size() >= kMaxClients) {  // the oldest has had the most time
+          drop(clients.front());
+          clients.erase(clients.begin());
+        }
+        clients.push_back({fd, std::chrono::steady_clock::now() + kRequestDeadline, {}, {}, 0});
+      }
+      // EMFILE and friends leave the connection in the backlog: try again shortly, not at once.
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
   }
+  for (Client &client : clients) drop(client);
 }
 
-void MetricsEndpoint::Answer(int connection) {
-  // Read the request head (a slow or silent client gets nothing after a second).
-  std::string request;
-  char buffer[1024];
-  while (request.find("\r\n\r\n") == std::string::npos && request.size() < kMaxRequestBytes) {
-    pollfd in = {connection, POLLIN, 0};
-    if (poll(&in, 1, kRequestTimeoutMs) <= 0) return;
-    const ssize_t got = recv(connection, buffer, sizeof(buffer), 0);
-    if (got <= 0) return;
-    request.append(buffer, static_cast<size_t>(got));
-  }
+std::string MetricsEndpoint::Answer(const std::string &request) {
   const std::string line = request.substr(0, request.find("\r\n"));
-  std::string reply;
   if (line.rfind("GET /metrics ", 0) == 0 || line == "GET /metrics") {
-    reply = Response("200 OK", "text/plain; version=0.0.4; charset=utf-8", metrics_());
-  } else if (line.rfind("GET /healthz ", 0) == 0) {
-    reply = Response("200 OK", "text/plain", "ok\n");
-  } else if (line.rfind("GET ", 0) == 0) {
-    reply = Response("404 Not Found", "text/plain", "mgbd serves /metrics and /healthz\n");
-  } else {
-    reply = Response("405 Method Not Allowed", "text/plain", "GET only\n");
+    return Response("200 OK", "text/plain; version=0.0.4; charset=utf-8", metrics_());
   }
-  for (size_t sent = 0; sent < reply.size();) {
-    const ssize_t n = send(connection, reply.data() + sent, reply.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return;
-    sent += static_cast<size_t>(n);
+  if (line.rfind("GET /healthz ", 0) == 0) return Response("200 OK", "text/plain", "ok\n");
+  if (line.rfind("GET ", 0) == 0) {
+    return Response("404 Not Found", "text/plain", "mgbd serves /metrics and /healthz\n");
   }
+  return Response("405 Method Not Allowed", "text/plain", "GET only\n");
 }
 
 }  // namespace mgb::server

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "lane_client.h"
@@ -47,6 +48,16 @@ int RawConnection(const std::string &socket) {
 }
 
 void SendHello(int fd, uint32_t version) { REQUIRE(lane::WriteHello(fd, version).ok()); }
+
+// Threads of this process (the test and the in-process mgbd).
+size_t ThreadCount() {
+  size_t count = 0;
+  for (const auto &entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    (void)entry;
+    ++count;
+  }
+  return count;
+}
 
 }  // namespace
 
@@ -168,6 +179,77 @@ TEST_CASE("a lane connection that closes withdraws its waiting TaskBegin", "[lan
   REQUIRE((*client)->TaskEnd(held->task_id).ok());
   (*client)->Flush();
   CHECK(Client::StatusAt(d->socket)->gpus(0).memory_reserved_bytes() == 0);  // nothing placed late
+}
+
+// Issue 32, item 1: one thread per lane connection let anyone make mgbd die (std::system_error)
+// once the kernel refused a thread (a pids cgroup, RLIMIT_NPROC).
+TEST_CASE("lane connections cost mgbd no thread each", "[lane][hostile]") {
+  auto d = StartDaemon(1, 16 * kGiB);
+  auto client = Client::Connect(d->socket, getpid(), "lane-test");
+  REQUIRE(client.ok());
+  const size_t before = ThreadCount();
+  std::vector<int> open;
+  for (int i = 0; i < 300; ++i) {
+    const int fd = RawConnection(d->socket);
+    SendHello(fd, lane::kVersion);
+    open.push_back(fd);
+  }
+  for (const int fd : open)
+    REQUIRE(lane::ReadFrame(fd, In(5 * kSecond))->kind == lane::Kind::kHello);
+  CHECK(ThreadCount() < before + 16);
+  // All of them work.
+  REQUIRE(lane::WriteFrame(open.back(), 3, lane::Kind::kPing).ok());
+  CHECK(lane::ReadFrame(open.back(), In(kSecond))->kind == lane::Kind::kPong);
+  auto lane = LaneClient::Open(d->socket, "lane-test", std::chrono::milliseconds(1000));
+  REQUIRE(lane.ok());
+  CHECK((*lane)->Begin(BeginRequest(**client, kGiB), In(kSecond)).ok());
+  for (const int fd : open) close(fd);
+}
+
+// Issue 32, item 4: answers were written with a blocking send (1 s timeout) by the thread that
+// made the decision, so each connection that parked TaskBegins and never read delayed every
+// later answer by a second (5.1 s with 5 connections).
+TEST_CASE("a lane peer that never reads its answers delays no one else", "[lane][hostile]") {
+  auto d = StartDaemon(1, 16 * kGiB);
+  auto client = Client::Connect(d->socket, getpid(), "lane-test");
+  REQUIRE(client.ok());
+  auto held = (*client)->TaskBegin(16 * kGiB, LaunchShape{}, "held");
+  REQUIRE(held.ok());
+  constexpr int kHostile = 5;
+  constexpr int kParkedEach = 1000;  // their answers overflow a socket buffer
+  std::vector<int> hostile;
+  for (int h = 0; h < kHostile; ++h) {
+    const int fd = RawConnection(d->socket);
+    SendHello(fd, lane::kVersion);
+    REQUIRE(lane::ReadFrame(fd, In(kSecond))->kind == lane::Kind::kHello);
+    const v1::TaskBeginRequest small = BeginRequest(**client, 1 << 20);
+    for (int i = 0; i < kParkedEach; ++i) {
+      REQUIRE(lane::WriteFrame(fd, static_cast<uint32_t>(i + 1), lane::Kind::kBegin, &small).ok());
+    }
+    hostile.push_back(fd);  // and never read again
+  }
+  REQUIRE(
+      WaitFor([&] { return Client::StatusAt(d->socket)->waiting_size() == kHostile * kParkedEach; },
+              10 * kSecond) < 10 * kSecond);
+  auto honest = LaneClient::Open(d->socket, "lane-test", std::chrono::milliseconds(1000));
+  REQUIRE(honest.ok());
+  std::optional<std::chrono::steady_clock::time_point> answered;
+  std::thread waiter([&] {
+    auto placed = (*honest)->Begin(BeginRequest(**client, kGiB), In(30 * kSecond));
+    if (placed.ok()) answered = std::chrono::steady_clock::now();
+  });
+  REQUIRE(
+      WaitFor(
+          [&] { return Client::StatusAt(d->socket)->waiting_size() == kHostile * kParkedEach + 1; },
+          10 * kSecond) < 10 * kSecond);
+  const auto released = std::chrono::steady_clock::now();
+  REQUIRE((*client)->TaskEnd(held->task_id).ok());
+  (*client)->Flush();
+  waiter.join();
+  REQUIRE(answered.has_value());
+  // Before: about kHostile seconds. The bound leaves room for a loaded machine.
+  CHECK(*answered - released < std::chrono::milliseconds(1500));
+  for (const int fd : hostile) close(fd);
 }
 
 TEST_CASE("MGB_FAST_LANE=0: every call goes by gRPC, with the same results", "[lane]") {

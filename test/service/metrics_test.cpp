@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <condition_variable>
@@ -218,6 +219,56 @@ TEST_CASE("events carry a grow's bytes and a give-up's reason; Status names mgbd
   REQUIRE(status.ok());
   CHECK_FALSE(status->mgbd_version().empty());
   CHECK(status->mgbd_version() == (*client)->session().mgbd_version);
+}
+
+// A connection to 127.0.0.1:port that has sent nothing (yet).
+int OpenSilent(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in in{};
+  in.sin_family = AF_INET;
+  in.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &in.sin_addr);
+  REQUIRE(connect(fd, reinterpret_cast<sockaddr *>(&in), sizeof(in)) == 0);
+  return fd;
+}
+
+std::chrono::milliseconds TimeHealthz(int port, std::string *answer) {
+  const auto start = std::chrono::steady_clock::now();
+  *answer = HttpGet(port, "/healthz");
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start);
+}
+
+// Issue 32, item 6: one connection at a time, a 1 s timeout per byte, a backlog of 16.
+TEST_CASE("slow and silent metrics clients do not stop /healthz for others", "[metrics][hostile]") {
+  TempDir dir;
+  auto daemon = DaemonWithMetrics(dir, "0");
+  const int port = daemon->metrics_port();
+  std::string answer;
+  SECTION("a client sending a byte every 300 ms") {
+    const int slow = OpenSilent(port);
+    std::atomic<bool> stop{false};
+    std::thread trickle([&] {
+      const std::string request = "GET /metrics HTTP/1.0\r\n";
+      for (size_t i = 0; i < request.size() && !stop.load(); ++i) {
+        if (send(slow, &request[i], 1, MSG_NOSIGNAL) != 1) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK(TimeHealthz(port, &answer) < std::chrono::milliseconds(1000));
+    CHECK_THAT(answer, Catch::EndsWith("ok\n"));
+    stop = true;
+    trickle.join();
+    close(slow);
+  }
+  SECTION("100 connections that never speak") {
+    std::vector<int> silent;
+    for (int i = 0; i < 100; ++i) silent.push_back(OpenSilent(port));
+    CHECK(TimeHealthz(port, &answer) < std::chrono::milliseconds(1000));
+    CHECK_THAT(answer, Catch::EndsWith("ok\n"));
+    for (const int fd : silent) close(fd);
+  }
 }
 
 TEST_CASE("a bad --metrics address is refused, naming the flag", "[metrics]") {
