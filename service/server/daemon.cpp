@@ -14,6 +14,7 @@
 #include "systemd.h"
 #include "metrics_endpoint.h"
 #include "prometheus_text.h"
+#include "state_file.h"
 #include "mps.h"
 #include "nvml.h"
 #include "unix_socket.h"
@@ -34,15 +35,12 @@ class NvmlProbe final : public MemoryProbe {
 };
 
 // A state file's path from its flag: the flag's value, "" (in memory) for "none", else
-// `default_name` beside the socket.
-std::string StateFilePath(const DaemonOptions &options, const std::string &flag_value,
+// `default_name` in the default state directory (state_file.h), "" when there is none.
+std::string StateFilePath(const std::string &flag_value, const std::string &default_directory,
                           const std::string &default_name) {
   if (flag_value == "none") return "";
   if (!flag_value.empty()) return flag_value;
-  const size_t slash = options.socket_path.rfind('/');
-  const std::string directory =
-      slash == std::string::npos ? "" : options.socket_path.substr(0, slash + 1);
-  return directory + default_name;
+  return default_directory == "-" ? "" : default_directory + default_name;
 }
 
 }  // namespace
@@ -81,15 +79,25 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   };
   service_options.verbosity = options.verbosity;
   std::vector<std::string> warnings;
+  std::string state_note, state_directory;
+  if (options.profile_store.empty() || (options.slurm && options.slurm_grants.empty())) {
+    state_directory = DefaultStateDirectory(options.socket_path, UserStateDirectory(), &state_note);
+  }
+  if (state_directory.empty() && !state_note.empty()) {
+    state_directory = "-";  // none to trust: flags that default are kept in memory
+    warnings.push_back(state_note + "; learned peaks and job grants are kept in memory only");
+  } else if (!state_note.empty()) {
+    std::fprintf(stderr, "mgbd: %s\n", state_note.c_str());
+  }
   service_options.profiles = std::make_shared<ProfileStore>(
-      StateFilePath(options, options.profile_store, "mgbd-profiles.tsv"), &warnings);
+      StateFilePath(options.profile_store, state_directory, "mgbd-profiles.tsv"), &warnings);
   service_options.run_default_memory = options.run_default_memory;
   if (options.slurm) {
     service_options.job_of = [root = options.slurm_proc_root](int64_t pid) {
       return slurm::JobOfProcess(pid, root);
     };
     service_options.job_grants_file =
-        StateFilePath(options, options.slurm_grants, "mgbd-slurm-grants.tsv");
+        StateFilePath(options.slurm_grants, state_directory, "mgbd-slurm-grants.tsv");
     // Jobs that were running when the last mgbd stopped are held to their grants still.
     if (!service_options.job_grants_file.empty()) {
       service_options.job_grants = LoadJobGrants(service_options.job_grants_file, &warnings);

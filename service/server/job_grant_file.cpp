@@ -2,25 +2,26 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "atomic_file.h"
+#include "state_file.h"
 
 namespace mgb::server {
 
 JobGrantList LoadJobGrants(const std::string &path, std::vector<std::string> *warnings) {
   JobGrantList grants;
-  std::ifstream in(path);
-  if (!in) {
-    if (errno != ENOENT)
-      warnings->push_back(absl::StrCat(path, ": cannot read (", std::strerror(errno), ")"));
+  absl::StatusOr<std::string> text = ReadStateFile(path);
+  if (!text.ok()) {
+    if (!absl::IsNotFound(text.status())) {
+      warnings->push_back(absl::StrCat(text.status().message(), " (no grants restored)"));
+    }
     return grants;
   }
-  std::string line;
-  for (size_t number = 1; std::getline(in, line); ++number) {
+  size_t number = 0;
+  for (const absl::string_view line : absl::StrSplit(*text, '\n')) {
+    ++number;
     if (line.empty()) continue;
     std::vector<std::string> fields = absl::StrSplit(line, '\t');
     uint64_t job = 0, bytes = 0;
@@ -38,7 +39,7 @@ JobGrantList LoadJobGrants(const std::string &path, std::vector<std::string> *wa
 absl::Status SaveJobGrants(const std::string &path, const JobGrantList &grants) {
   std::string text;
   for (const auto &[job, bytes] : grants) absl::StrAppend(&text, job, "\t", bytes, "\n");
-  return ReplaceFileAtomically(path, text);
+  return ReplaceStateFile(path, text);
 }
 
 }  // namespace mgb::server

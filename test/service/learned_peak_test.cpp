@@ -114,8 +114,11 @@ TEST_CASE("a profiled TaskBegin of memory 0: mgbd's default first, then the lear
   REQUIRE((*client)->TaskEnd(fourth->task_id).ok());
   client->reset();
 
+  // One line per recorded run, appended; the latest wins when the file is read again.
   const std::string file = ReadFile(dir.File("mgbd-profiles.tsv"));
-  CHECK(file == Me() + "\t" + key + "\t" + std::to_string(100 * kMiB) + "\n");
+  CHECK_THAT(file,
+             Catch::EndsWith("\n" + Me() + "\t" + key + "\t" + std::to_string(100 * kMiB) + "\n"));
+  CHECK(server::ProfileStore(dir.File("mgbd-profiles.tsv")).Lookup(Me(), key) == 100 * kMiB);
 }
 
 TEST_CASE("a profiled TaskBegin that waits is answered with the reservation mgbd chose",
