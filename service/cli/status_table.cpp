@@ -4,14 +4,17 @@
 #include <cstdio>
 #include <string>
 
+#include "inert_text.h"
 #include "mgb/core/byte_size.h"
 
 namespace mgb::cli {
 namespace {
 
-// A column's text, cut to width with "~" marking the cut (a path keeps its end: the file name).
-std::string Clip(const std::string &text, size_t width) {
-  if (text.empty()) return "-";
+// A column's text made inert, cut to width with "~" marking the cut (a path keeps its end: the
+// file name).
+std::string Clip(const std::string &raw, size_t width) {
+  if (raw.empty()) return "-";
+  const std::string text = InertText(raw);
   if (text.size() <= width) return text;
   return "~" + text.substr(text.size() - (width - 1));
 }
@@ -54,8 +57,8 @@ void PrintTable(const v1::StatusReply &s) {
   for (const v1::GpuStatus &g : s.gpus()) {
     const std::string warps =
         std::to_string(g.warps_in_use()) + "/" + std::to_string(g.warp_capacity());
-    std::printf("%-3u %-24s %12s %12s %12s %12s %15s %5u %8u\n", g.index(), g.name().c_str(),
-                core::FormatBytes(g.memory_total_bytes()).c_str(),
+    std::printf("%-3u %-24s %12s %12s %12s %12s %15s %5u %8u\n", g.index(),
+                InertText(g.name()).c_str(), core::FormatBytes(g.memory_total_bytes()).c_str(),
                 core::FormatBytes(g.memory_reserved_bytes()).c_str(),
                 core::FormatBytes(g.memory_used_bytes()).c_str(),
                 core::FormatBytes(g.memory_available_bytes()).c_str(), warps.c_str(), g.tasks(),

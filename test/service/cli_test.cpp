@@ -188,6 +188,23 @@ TEST_CASE("mgb status lists running tasks (reserved, allocated, age) and waiting
   CHECK(doc["waiting_tasks"][0]["gpu_index"].is_null());  // no GPU yet
 }
 
+// Issue 32, item 7: a label's ESC sequence or newline reached the operator's terminal raw.
+TEST_CASE("mgb status prints labels and program names inert", "[cli][hostile]") {
+  MgbdProcess mgbd(1);
+  auto client = Client::Connect(mgbd.socket, getpid(), "evil\x1b]0;pwned\x07");
+  REQUIRE(client.ok());
+  auto held = (*client)->TaskBegin(kGiB, LaunchShape{}, "a\n999 0 forged\x1b[2J\u202e");
+  REQUIRE(held.ok());
+  auto table = RunProcess({MGB_CLI, "status", "--socket", mgbd.socket});
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find('\x1b') == std::string::npos);
+  CHECK(table.out.find('\x07') == std::string::npos);
+  CHECK(table.out.find("\u202e") == std::string::npos);
+  CHECK(table.out.find("\n999 0 forged") == std::string::npos);  // no forged row
+  CHECK_THAT(table.out, Catch::Contains("~forged\\x1b[2J\\u202e") &&
+                            Catch::Contains("evil\\x1b]0;pwned\\x07"));
+}
+
 TEST_CASE("mgb run: the program sees its GPU, its exit status comes back, the GPU is released",
           "[cli]") {
   MgbdProcess mgbd;
