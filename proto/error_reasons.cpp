@@ -28,6 +28,7 @@ v1::ErrorReason WireReason(ErrorReason reason) {
     case ErrorReason::kWatcherBehind: return v1::ERROR_REASON_WATCHER_BEHIND;
     case ErrorReason::kLaneVersion: return v1::ERROR_REASON_LANE_VERSION;
     case ErrorReason::kMalformedFrame: return v1::ERROR_REASON_MALFORMED_FRAME;
+    case ErrorReason::kUserLimit: return v1::ERROR_REASON_USER_LIMIT;
   }
   return v1::ERROR_REASON_UNSPECIFIED;
 }

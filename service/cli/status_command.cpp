@@ -60,8 +60,9 @@ void PrintJson(const v1::StatusReply &s) {
                         {"policy", s.policy()},
                         {"jobs", jobs},
                         {"gpus", gpus},
-                        {"waiting", s.waiting_size()},
-                        {"running", s.tasks_size()},
+                        // Counts of all tasks; the lists stop at mgbd's limit (2,000 each).
+                        {"waiting", s.waiting_size() + s.waiting_not_listed()},
+                        {"running", s.tasks_size() + s.tasks_not_listed()},
                         {"sessions", s.sessions()},
                         {"decisions", s.decisions()},
                         {"running_tasks", running},

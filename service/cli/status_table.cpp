@@ -88,6 +88,10 @@ void PrintTable(const v1::StatusReply &s) {
                   FormatAge(now_ms - t.since_unix_ms()).c_str());
     }
   }
+  if (s.tasks_not_listed() > 0) {
+    std::printf("... and %u more running tasks (mgbd lists %d)\n", s.tasks_not_listed(),
+                s.tasks_size());
+  }
   if (s.waiting_size() > 0) {
     std::printf("\nwaiting (oldest first):\n%-8s %-8s %-10s%s %-20s %-20s %12s %9s\n", "TASK",
                 "PID", "USER", job_header.c_str(), "PROGRAM", "LABEL", "NEEDS", "WAITING");
@@ -99,6 +103,10 @@ void PrintTable(const v1::StatusReply &s) {
                   core::FormatBytes(t.memory_bytes()).c_str(),
                   FormatAge(now_ms - t.since_unix_ms()).c_str());
     }
+  }
+  if (s.waiting_not_listed() > 0) {
+    std::printf("... and %u more waiting tasks (mgbd lists %d)\n", s.waiting_not_listed(),
+                s.waiting_size());
   }
   if (s.jobs_size() > 0) {
     std::printf("\nSlurm jobs:\n%-10s %12s %12s\n", "JOB", "GRANT", "HELD");

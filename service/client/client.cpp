@@ -86,6 +86,8 @@ std::shared_ptr<grpc::Channel> ChannelTo(const std::string &socket_path) {
   // linked into (found on an H100: a particle program seeded with srand() printed different
   // distances rewritten; the rand() calls traced to BdpEstimator::CompletePing).
   args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  // Status lists up to 2,000 running and 2,000 waiting tasks: more than gRPC's 4 MB default.
+  args.SetMaxReceiveMessageSize(64 << 20);
   return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
 }
 
@@ -224,7 +226,13 @@ class GrpcClient final : public Client {
     if (current_ != nullptr) return absl::OkStatus();
     const std::string why =
         failed_ ? std::string(first_failure_.message()) : std::string("no answer in time");
-    return absl::UnavailableError(absl::StrCat("mgbd did not open a session: ", why));
+    const std::string message = absl::StrCat("mgbd did not open a session: ", why);
+    // mgbd's own refusal (a user's session limit) keeps its code and reason.
+    if (failed_ && core::ReasonOf(first_failure_) != core::ErrorReason::kUnspecified) {
+      return core::WithReason(absl::Status(first_failure_.code(), message),
+                              core::ReasonOf(first_failure_));
+    }
+    return absl::UnavailableError(message);
   }
 
   const SessionDetails &details() const { return session_; }

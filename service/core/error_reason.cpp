@@ -27,7 +27,8 @@ absl::StatusCode CodeOf(ErrorReason reason) {
     case ErrorReason::kNoRoom:
     case ErrorReason::kJobGrantExceeded:
     case ErrorReason::kNoJobGrant:
-    case ErrorReason::kWatcherBehind: return absl::StatusCode::kResourceExhausted;
+    case ErrorReason::kWatcherBehind:
+    case ErrorReason::kUserLimit: return absl::StatusCode::kResourceExhausted;
     case ErrorReason::kPermissionDenied: return absl::StatusCode::kPermissionDenied;
     case ErrorReason::kJobEnded: return absl::StatusCode::kAborted;
     case ErrorReason::kUnspecified: break;

@@ -22,6 +22,8 @@
 namespace mgb::server {
 namespace {
 
+constexpr int kMaxRequestBytes = 1 << 20;
+
 class NvmlProbe final : public MemoryProbe {
  public:
   explicit NvmlProbe(std::unique_ptr<nvml::Nvml> nvml) : nvml_(std::move(nvml)) {}
@@ -78,6 +80,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
     return PeerIdentity{peer->pid, peer->uid};
   };
   service_options.verbosity = options.verbosity;
+  service_options.limits = options.client_limits;
   std::vector<std::string> warnings;
   std::string state_note, state_directory;
   if (options.profile_store.empty() || (options.slurm && options.slurm_grants.empty())) {
@@ -149,6 +152,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.RegisterService(d->service_.get());
+  // mgbd's requests are small (a label is cut at 256 bytes): a 4 MB one only costs memory.
+  builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
   d->server_ = builder.BuildAndStart();
   if (d->server_ == nullptr) return absl::InternalError("gRPC server failed to start");
   d->lane_ = std::make_unique<FastLane>(d->service_.get());

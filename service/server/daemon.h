@@ -28,6 +28,7 @@ struct DaemonOptions {
   uint64_t context_reserve_bytes = core::kDefaultContextReserve;
   int verbosity = 0;
   ListenerLimits limits;        // connection caps and the handshake timeout
+  ClientLimits client_limits;   // what one user may hold (client_limits.h)
   bool spread_tasks = false;    // core::Options::spread_tasks
   bool queue_priority = false;  // core::Options::queue_priority
   // Found a previous mgbd's socket: new tasks wait this long while its clients re-register.

@@ -1,5 +1,6 @@
 #include "scheduler_service.h"
 
+#include <malloc.h>
 #include <pwd.h>
 #include <sys/random.h>
 
@@ -12,6 +13,7 @@
 #include "mgb/core/byte_size.h"
 #include "mgb/core/error_reason.h"
 #include "proto_convert.h"
+#include "service_calls.h"
 
 namespace mgb::server {
 
@@ -47,7 +49,7 @@ std::string RandomSessionKey() {
   return key;
 }
 
-constexpr size_t kMaxWatchBacklog = 10000;  // a watcher further behind than this is dropped
+constexpr size_t kMaxWatchBacklog = 1000;  // a watcher further behind than this is dropped
 
 // The user's name for a uid, or the number when the system has no name for it.
 std::string UserName(uint32_t uid) {
@@ -58,27 +60,6 @@ std::string UserName(uint32_t uid) {
     return found->pw_name;
   }
   return std::to_string(uid);
-}
-
-// The status of a call its client cancelled or left (gRPC's own CANCELLED, with a reason).
-absl::Status CancelledCall() { return core::Refusal(core::ErrorReason::kCancelled, ""); }
-
-// A unary call answered at once, with gRPC's default reactor.
-grpc::ServerUnaryReactor *AnswerNow(grpc::CallbackServerContext *context,
-                                    const absl::Status &status) {
-  grpc::ServerUnaryReactor *answer = context->DefaultReactor();
-  answer->Finish(ToGrpc(status, context));
-  return answer;
-}
-
-// A failed save of a state file is printed once, until a save works again.
-void WarnUnlessSaved(const absl::Status &saved, std::atomic<bool> &failing, const char *what) {
-  if (saved.ok()) {
-    failing = false;
-  } else if (!failing.exchange(true)) {
-    std::fprintf(stderr, "mgbd: warning: %s are kept in memory only: %s\n", what,
-                 std::string(saved.message()).c_str());
-  }
 }
 
 }  // namespace
@@ -167,10 +148,17 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
     self_.reset(this);
     std::weak_ptr<AttachReactor> me = std::static_pointer_cast<AttachReactor>(self_);
     v1::SessionEvent event;
+    absl::Status refused;
+    const ClientLimits &limits = service_->service_options_.limits;
     service_->Locked([&] {
+      refused = service_->user_counts_.AdmitSession(user);
+      if (!refused.ok()) return;
+      service_->user_counts_.SessionOpened(user);
+      user_ = user;
       service_->opening_pid_ = request.pid();
-      const core::SessionId id = service_->core_->OpenSession(request.pid(), request.program(),
-                                                              CoreNow(), request.queue_priority());
+      const core::SessionId id = service_->core_->OpenSession(
+          request.pid(), CappedText(request.program(), limits.program_bytes), CoreNow(),
+          request.queue_priority());
       service_->opening_pid_ = 0;
       service_->sessions_by_key_[key_] = id;
       service_->sessions_[id] = SessionRecord{key_, request.pid(), user, job, me};
@@ -180,7 +168,7 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
         core::TaskRequest task;
         task.memory_bytes = held.memory_bytes();
         task.shape = FromProto(held.shape());
-        task.label = held.label();
+        task.label = CappedText(held.label(), limits.label_bytes);
         // No GPU (-1) is refused like one past the inventory.
         const int gpu = held.has_gpu_index() ? static_cast<int>(held.gpu_index()) : -1;
         absl::StatusOr<core::TaskId> restored =
@@ -189,9 +177,10 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
           std::fprintf(stderr, "mgbd: pid %lld could not restore a task: %s\n",
                        static_cast<long long>(request.pid()),
                        std::string(restored.status().message()).c_str());
-        } else if (job != 0) {
+        } else {
+          service_->user_counts_.TaskAdded(*restored, user, false);
           // In use already: counted against the job's grant whatever it says.
-          service_->job_grants_.Charge(job, *restored, held.memory_bytes());
+          if (job != 0) service_->job_grants_.Charge(job, *restored, held.memory_bytes());
         }
         info->add_restored_task_ids(restored.ok() ? *restored : 0);
       }
@@ -201,6 +190,10 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
       info->set_context_reserve_bytes(service_->core_->context_reserve_bytes());
       info->set_mgbd_version(MGB_VERSION);
     });
+    if (!refused.ok()) {
+      RequestFinish(refused);
+      return;
+    }
     Push(std::move(event));
     Kick();
   }
@@ -208,9 +201,13 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
   // OnDone comes exactly once however the stream ended: the one place the session closes.
   void OnDone() override {
     service_->Locked([&] {
+      if (session_ == 0) return;  // refused
       service_->sessions_by_key_.erase(key_);
       (void)service_->core_->CloseSession(session_, CoreNow());
       service_->sessions_.erase(session_);
+      service_->user_counts_.SessionClosed(user_);
+      // What the client's requests cost (large ones included) goes back to the system.
+      if (service_->sessions_.empty()) service_->after_unlock_.push_back([] { malloc_trim(0); });
     });
     self_.reset();
   }
@@ -218,26 +215,41 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
  private:
   SchedulerService *service_;
   std::string key_;
+  std::string user_;
   core::SessionId session_ = 0;
 };
 
 class SchedulerService::WatchReactor final : public Stream<v1::Event> {
  public:
-  WatchReactor(SchedulerService *service, grpc::ServerContextBase *context)
-      : Stream(context), service_(service) {
+  WatchReactor(SchedulerService *service, grpc::ServerContextBase *context, std::string user)
+      : Stream(context), service_(service), user_(std::move(user)) {
     self_.reset(this);
     std::shared_ptr<WatchReactor> me = std::static_pointer_cast<WatchReactor>(self_);
-    service_->Locked([&] { service_->watchers_.insert(me); });
+    absl::Status refused;
+    service_->Locked([&] {
+      refused = service_->user_counts_.AdmitWatcher(user_);
+      if (!refused.ok()) return;
+      service_->user_counts_.WatcherOpened(user_);
+      service_->watchers_.insert(me);
+      admitted_ = true;
+    });
+    if (!refused.ok()) RequestFinish(refused);
   }
   void OnCancel() override { RequestFinish(CancelledCall()); }
   void OnDone() override {
     std::shared_ptr<WatchReactor> me = std::static_pointer_cast<WatchReactor>(self_);
-    service_->Locked([&] { service_->watchers_.erase(me); });
+    service_->Locked([&] {
+      if (!admitted_) return;
+      service_->watchers_.erase(me);
+      service_->user_counts_.WatcherClosed(user_);
+    });
     self_.reset();
   }
 
  private:
   SchedulerService *service_;
+  const std::string user_;
+  bool admitted_ = false;
 };
 
 // ---- parked unary calls ---------------------------------------------------------------------
@@ -353,7 +365,7 @@ absl::StatusOr<std::unique_ptr<SchedulerService>> SchedulerService::Create(
 }
 
 SchedulerService::SchedulerService(core::Options /*options*/, ServiceOptions service_options)
-    : service_options_(std::move(service_options)) {}
+    : service_options_(std::move(service_options)), user_counts_(service_options_.limits) {}
 
 SchedulerService::~SchedulerService() { Stop(); }
 
@@ -379,15 +391,10 @@ void SchedulerService::Stop() {
   if (timer_.joinable()) timer_.join();
 }
 
-template <class Fn>
-void SchedulerService::Locked(Fn &&fn) {
-  std::vector<std::function<void()>> actions;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    fn();
-    actions.swap(after_unlock_);
+void SchedulerService::EndStreamAfterUnlock(const SessionRecord &record, absl::Status status) {
+  if (std::shared_ptr<AttachReactor> stream = record.stream.lock()) {
+    after_unlock_.push_back([stream, status] { stream->RequestFinish(status); });
   }
-  for (auto &action : actions) action();
 }
 
 absl::StatusOr<core::SessionId> SchedulerService::FindSession(const std::string &key) const {
@@ -420,6 +427,7 @@ void SchedulerService::OnEvent(const core::Event &event) {
   counters_.Record(event);
   switch (event.kind) {
     case core::EventKind::kTaskPlaced:
+      user_counts_.TaskPlaced(event.task);
       if (auto it = parked_begins_.find(event.task); it != parked_begins_.end()) {
         PendingCall *call = it->second.call;
         parked_begins_.erase(it);
@@ -436,6 +444,7 @@ void SchedulerService::OnEvent(const core::Event &event) {
       }
       break;
     case core::EventKind::kTaskEnded:
+      user_counts_.TaskGone(event.task);
       task_profiles_.erase(event.task);
       job_grants_.Release(event.task);
       break;
@@ -449,6 +458,7 @@ void SchedulerService::OnEvent(const core::Event &event) {
         }
         break;
       }
+      user_counts_.TaskGone(event.task);
       task_profiles_.erase(event.task);
       job_grants_.Release(event.task);
       if (auto it = parked_begins_.find(event.task); it != parked_begins_.end()) {
@@ -537,7 +547,7 @@ grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
                      static_cast<long long>(attach.pid()), static_cast<long long>(peer->pid));
       }
       attach.set_pid(peer->pid);
-      user = UserName(peer->uid);
+      user = UserName(peer->uid);  // the same as PeerUser's
       // Read from /proc before the lock: the process cannot change which job it is in.
       if (service_options_.job_of) job = service_options_.job_of(peer->pid).value_or(0);
     }
@@ -545,9 +555,15 @@ grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
   return new AttachReactor(this, context, attach, user, job);
 }
 
+std::string SchedulerService::PeerUser(grpc::CallbackServerContext *context) const {
+  if (!service_options_.peer) return "";
+  std::optional<PeerIdentity> peer = service_options_.peer(context->peer());
+  return peer ? UserName(peer->uid) : "";
+}
+
 grpc::ServerWriteReactor<v1::Event> *SchedulerService::Watch(grpc::CallbackServerContext *context,
                                                              const v1::WatchRequest *) {
-  return new WatchReactor(this, context);
+  return new WatchReactor(this, context, PeerUser(context));
 }
 
 grpc::ServerUnaryReactor *SchedulerService::TaskBegin(grpc::CallbackServerContext *context,
@@ -625,10 +641,14 @@ std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginReq
   const core::Micros now = CoreNow();
   RefreshMemory(now, false);
   core::TaskRequest task = FromProto(request);
+  task.label = CappedText(task.label, service_options_.limits.label_bytes);
   const std::string &user = sessions_.at(*session).user;
   const uint64_t job = sessions_.at(*session).job;
-  if (task.memory_bytes == 0 && !request.profile_key().empty()) {
-    task.memory_bytes = ProfiledMemory(user, request.profile_key());
+  if (absl::Status st = user_counts_.AdmitTask(user); !st.ok()) return st;
+  const std::string profile_key =
+      CappedText(request.profile_key(), service_options_.limits.profile_key_bytes);
+  if (task.memory_bytes == 0 && !profile_key.empty()) {
+    task.memory_bytes = ProfiledMemory(user, profile_key);
     // mgbd's guess, not the program's word: within what the job may still reserve.
     if (job != 0) task.memory_bytes = std::min(task.memory_bytes, job_grants_.Remaining(job));
   }
@@ -639,12 +659,20 @@ std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginReq
   }
   absl::StatusOr<core::BeginResult> result = core_->TaskBegin(*session, task, now);
   if (!result.ok()) return result.status();
+  if (result->gpu < 0) {
+    if (absl::Status st = user_counts_.AdmitWaiting(user); !st.ok()) {
+      (void)core_->CancelWaiting(*session, result->task, false, core::CancelReason::kCancelled,
+                                 now);
+      return st;
+    }
+  }
+  user_counts_.TaskAdded(result->task, user, result->gpu < 0);
   if (job != 0) job_grants_.Charge(job, result->task, task.memory_bytes);
   call->session = *session;
   call->task = result->task;
   call->memory_bytes = task.memory_bytes;
-  if (!request.profile_key().empty()) {
-    task_profiles_[result->task] = TaskProfile{user, request.profile_key(), 0};
+  if (!profile_key.empty()) {
+    task_profiles_[result->task] = TaskProfile{user, profile_key, 0};
   }
   if (result->gpu >= 0) {
     call->Placed(result->gpu, core_->gpu(result->gpu));
@@ -692,88 +720,6 @@ uint64_t SchedulerService::ProfiledMemory(const std::string &user,
   return std::min(memory, largest > reserve ? largest - reserve : 0);
 }
 
-absl::Status SchedulerService::CheckJobGrant(uint64_t job, uint64_t bytes,
-                                             const std::string &what) const {
-  return job == 0 ? absl::OkStatus() : job_grants_.Check(job, bytes, what);
-}
-
-absl::Status SchedulerService::CheckJobCall(grpc::CallbackServerContext *context,
-                                            uint64_t job_id) const {
-  if (!service_options_.job_of) {
-    return core::Refusal(core::ErrorReason::kSlurmDisabled,
-                         "mgbd runs without --slurm: it keeps no job grants");
-  }
-  std::optional<PeerIdentity> peer;
-  if (service_options_.peer) peer = service_options_.peer(context->peer());
-  if (!peer || (peer->uid != 0 && peer->uid != service_options_.hook_uid)) {
-    return core::Refusal(
-        core::ErrorReason::kPermissionDenied,
-        "job grants come from Slurm's Prolog and Epilog: only root or mgbd's own user may set "
-        "them");
-  }
-  if (job_id == 0) return core::Refusal(core::ErrorReason::kInvalidField, "job_id must be > 0");
-  return absl::OkStatus();
-}
-
-grpc::ServerUnaryReactor *SchedulerService::JobBegin(grpc::CallbackServerContext *context,
-                                                     const v1::JobBeginRequest *request,
-                                                     v1::JobBeginReply * /*reply*/) {
-  const absl::Status status = CheckJobCall(context, request->job_id());
-  if (status.ok()) {
-    Locked([&] {
-      job_grants_.Grant(request->job_id(), request->memory_bytes());
-      after_unlock_.push_back([this] { SaveJobGrants(); });
-    });
-    if (service_options_.verbosity >= 1) {
-      std::fprintf(stderr, "mgbd: job %llu may reserve %s\n",
-                   static_cast<unsigned long long>(request->job_id()),
-                   core::FormatBytes(request->memory_bytes()).c_str());
-    }
-  }
-  return AnswerNow(context, status);
-}
-
-grpc::ServerUnaryReactor *SchedulerService::JobEnd(grpc::CallbackServerContext *context,
-                                                   const v1::JobEndRequest *request,
-                                                   v1::JobEndReply *reply) {
-  const absl::Status status = CheckJobCall(context, request->job_id());
-  if (status.ok()) {
-    Locked([&] {
-      uint32_t ended = 0;
-      const core::Micros now = CoreNow();
-      for (auto &[id, record] : sessions_) {
-        if (record.job != request->job_id() || sessions_by_key_.erase(record.key) == 0) continue;
-        // Released now, not when the stream's end comes round: the job's processes are gone (or
-        // Slurm is killing them), and what they held is the next job's.
-        (void)core_->CloseSession(id, now);
-        ++ended;
-        if (std::shared_ptr<AttachReactor> stream = record.stream.lock()) {
-          after_unlock_.push_back([stream, job = request->job_id()] {
-            stream->RequestFinish(core::Refusal(core::ErrorReason::kJobEnded,
-                                                absl::StrCat("Slurm job ", job, " ended")));
-          });
-        }
-      }
-      job_grants_.End(request->job_id());
-      reply->set_sessions_ended(ended);
-      after_unlock_.push_back([this] { SaveJobGrants(); });
-    });
-  }
-  return AnswerNow(context, status);
-}
-
-void SchedulerService::SaveJobGrants() {
-  if (service_options_.job_grants_file.empty()) return;
-  std::lock_guard<std::mutex> saving(grants_save_mu_);
-  JobGrantList grants;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    grants = job_grants_.Grants();
-  }
-  WarnUnlessSaved(server::SaveJobGrants(service_options_.job_grants_file, grants),
-                  grants_save_failing_, "job grants");
-}
-
 void SchedulerService::SaveProfiles() {
   WarnUnlessSaved(service_options_.profiles->Save(), profile_save_failing_, "learned peaks");
 }
@@ -802,57 +748,6 @@ void SchedulerService::CancelLaneCalls(const void *owner) {
       (void)core_->CancelWaiting(session, task, false, core::CancelReason::kCancelled, CoreNow());
     }
   });
-}
-
-grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *context,
-                                                   const v1::StatusRequest * /*request*/,
-                                                   v1::StatusReply *reply) {
-  FillStatus(reply);
-  return AnswerNow(context, absl::OkStatus());
-}
-
-void SchedulerService::FillStatus(v1::StatusReply *reply) {
-  core::Snapshot snapshot;
-  std::vector<std::string> running_users, waiting_users;
-  std::vector<uint64_t> running_peaks, running_jobs, waiting_jobs;
-  Locked([&] {
-    RefreshMemory(CoreNow(), false);
-    snapshot = core_->Status();
-    const SessionRecord unknown;
-    auto record_of = [&](core::SessionId session) -> const SessionRecord & {
-      auto it = sessions_.find(session);
-      return it != sessions_.end() ? it->second : unknown;
-    };
-    for (const core::TaskSnapshot &t : snapshot.running) {
-      const SessionRecord &record = record_of(t.session);
-      running_users.push_back(record.user);
-      running_jobs.push_back(record.job);
-      auto profile = task_profiles_.find(t.task);
-      running_peaks.push_back(profile != task_profiles_.end() ? profile->second.peak : 0);
-    }
-    for (const core::TaskSnapshot &t : snapshot.waiting) {
-      const SessionRecord &record = record_of(t.session);
-      waiting_users.push_back(record.user);
-      waiting_jobs.push_back(record.job);
-    }
-    for (const auto &[job, grant] : job_grants_.Grants()) {
-      v1::JobStatus *j = reply->add_jobs();
-      j->set_job_id(job);
-      j->set_grant_bytes(grant);
-      j->set_held_bytes(job_grants_.Held(job));
-    }
-    counters_.Fill(reply->mutable_counters());
-  });
-  ToProto(snapshot, reply);
-  for (int i = 0; i < reply->tasks_size(); ++i) {
-    reply->mutable_tasks(i)->set_user(running_users[i]);
-    reply->mutable_tasks(i)->set_peak_bytes(running_peaks[i]);
-    reply->mutable_tasks(i)->set_job_id(running_jobs[i]);
-  }
-  for (int i = 0; i < reply->waiting_size(); ++i) {
-    reply->mutable_waiting(i)->set_user(waiting_users[i]);
-    reply->mutable_waiting(i)->set_job_id(waiting_jobs[i]);
-  }
 }
 
 }  // namespace mgb::server

@@ -20,6 +20,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "client_limits.h"
 #include "mgb.grpc.pb.h"
 #include "mgb/core/job_grants.h"
 #include "mgb/core/scheduler.h"
@@ -67,6 +68,8 @@ struct ServiceOptions {
   std::string job_grants_file;
   // Besides root, the one uid whose processes may call JobBegin / JobEnd (mgbd's own).
   uint32_t hook_uid = 0;
+  // What one local user may hold (client_limits.h).
+  ClientLimits limits;
 };
 
 class SchedulerService final : public v1::Scheduler::CallbackService, private core::EventSink {
@@ -155,6 +158,10 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   void Locked(Fn &&fn);
   void OnEvent(const core::Event &event) override;  // under mu_
   absl::StatusOr<core::SessionId> FindSession(const std::string &key) const;
+  // The name of the user at the other end of the call; empty when unknown.
+  std::string PeerUser(grpc::CallbackServerContext *context) const;
+  // Under mu_: the session's Attach stream ends with `status` once mu_ is released.
+  void EndStreamAfterUnlock(const SessionRecord &record, absl::Status status);
   // A unary RPC of one session: finds it, runs call(session) -> absl::Status under mu_, and
   // answers at once.
   template <class Call>
@@ -205,6 +212,7 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   SchedulerCounters counters_;  // under mu_: fed by OnEvent
   std::atomic<bool> profile_save_failing_{false};
   core::JobGrants job_grants_;  // under mu_
+  UserCounts user_counts_;      // under mu_: each user's sessions, tasks and watchers
   std::mutex grants_save_mu_;   // one SaveJobGrants at a time (each writes what is current)
   std::atomic<bool> grants_save_failing_{false};
   std::unordered_set<std::shared_ptr<WatchReactor>> watchers_;
@@ -216,6 +224,17 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   bool stopping_ = false;
   std::thread timer_;
 };
+
+template <class Fn>
+void SchedulerService::Locked(Fn &&fn) {
+  std::vector<std::function<void()>> actions;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    fn();
+    actions.swap(after_unlock_);
+  }
+  for (auto &action : actions) action();
+}
 
 // The service's time line for the core, in microseconds: monotonic, anchored at the Unix time
 // mgbd started (deadlines arrive in Unix ms and are read on it).

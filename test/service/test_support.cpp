@@ -50,11 +50,18 @@ server::DaemonOptions ConfigGpuOptions(const TempDir &dir, int count, uint64_t b
 std::unique_ptr<TestDaemon> StartDaemon(int gpus, uint64_t bytes, const std::string &policy,
                                         uint64_t context_reserve,
                                         const server::ListenerLimits &limits) {
+  return StartDaemonWith(gpus, bytes, [&](server::DaemonOptions &options) {
+    options.policy = policy;
+    options.context_reserve_bytes = context_reserve;
+    options.limits = limits;
+  });
+}
+
+std::unique_ptr<TestDaemon> StartDaemonWith(
+    int gpus, uint64_t bytes, const std::function<void(server::DaemonOptions &)> &adjust) {
   auto t = std::make_unique<TestDaemon>();
   server::DaemonOptions options = ConfigGpuOptions(t->dir, gpus, bytes);
-  options.policy = policy;
-  options.context_reserve_bytes = context_reserve;
-  options.limits = limits;
+  adjust(options);
   absl::StatusOr<std::unique_ptr<server::Daemon>> d = server::Daemon::Start(options);
   if (!d.ok()) throw std::runtime_error(std::string(d.status().message()));
   t->daemon = std::move(*d);

@@ -44,6 +44,10 @@ std::unique_ptr<TestDaemon> StartDaemon(int gpus, uint64_t bytes, const std::str
                                         uint64_t context_reserve = 0,
                                         const server::ListenerLimits &limits = {});
 
+// The same with options of the test's own (`adjust` changes ConfigGpuOptions's).
+std::unique_ptr<TestDaemon> StartDaemonWith(
+    int gpus, uint64_t bytes, const std::function<void(server::DaemonOptions &)> &adjust);
+
 struct ProcessResult {
   int exit_code = -1;
   std::string out, err;

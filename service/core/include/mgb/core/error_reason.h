@@ -29,8 +29,9 @@ enum class ErrorReason {
   kWatcherBehind,
   kLaneVersion,
   kMalformedFrame,
+  kUserLimit,
 };
-inline constexpr ErrorReason kLastErrorReason = ErrorReason::kMalformedFrame;
+inline constexpr ErrorReason kLastErrorReason = ErrorReason::kUserLimit;
 
 // A refusal for `reason`, with the status code that reason always has.
 absl::Status Refusal(ErrorReason reason, absl::string_view message);
