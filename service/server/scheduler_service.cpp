@@ -1,12 +1,8 @@
 #include "scheduler_service.h"
 
-#include <malloc.h>
-#include <pwd.h>
-#include <sys/random.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <deque>
 
 #include "absl/strings/str_cat.h"
 #include "event_names.h"
@@ -30,227 +26,7 @@ core::Micros CoreNow() {
          duration_cast<microseconds>(std::chrono::steady_clock::now() - steady_start).count();
 }
 
-namespace {
-
-// 128 random bits from the kernel, as 32 hex digits: the secret that names a session.
-std::string RandomSessionKey() {
-  unsigned char bytes[16];
-  size_t got = 0;
-  while (got < sizeof bytes) {
-    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n > 0) got += static_cast<size_t>(n);
-  }
-  static const char kHex[] = "0123456789abcdef";
-  std::string key;
-  for (unsigned char b : bytes) {
-    key += kHex[b >> 4];
-    key += kHex[b & 15];
-  }
-  return key;
-}
-
-constexpr size_t kMaxWatchBacklog = 1000;  // a watcher further behind than this is dropped
-
-// The user's name for a uid, or the number when the system has no name for it.
-std::string UserName(uint32_t uid) {
-  passwd entry{};
-  passwd *found = nullptr;
-  std::vector<char> buffer(16384);
-  if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
-    return found->pw_name;
-  }
-  return std::to_string(uid);
-}
-
-}  // namespace
-
-// ---- streams --------------------------------------------------------------------------------
-
-// A server stream that writes queued messages one at a time and finishes safely: Finish waits
-// for an in-flight write, and Push after the end is ignored. Owns itself through self_ (released
-// in OnDone) so that actions queued under mu_ may still hold it briefly after the stream ended.
-template <class Message>
-class SchedulerService::Stream : public grpc::ServerWriteReactor<Message> {
- public:
-  explicit Stream(grpc::ServerContextBase *context) : context_(context) {}
-  // Queues a message; returns false if the backlog is full (the caller should end the stream).
-  bool Push(Message message) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (finish_requested_) return true;
-    if (queue_.size() >= kMaxWatchBacklog) return false;
-    queue_.push_back(std::move(message));
-    return true;
-  }
-  // Starts the next write if none is in flight. Never call with the service's mu_ held.
-  void Kick() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (writing_ || finish_requested_ || queue_.empty()) return;
-      writing_ = true;
-      current_ = std::move(queue_.front());
-      queue_.pop_front();
-    }
-    this->StartWrite(&current_);
-  }
-  void RequestFinish(const absl::Status &status) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (finish_requested_) return;
-      finish_requested_ = true;
-      status_ = ToGrpc(status, context_);
-      if (writing_) return;  // OnWriteDone finishes
-    }
-    this->Finish(status_);
-  }
-  void OnWriteDone(bool ok) override {
-    bool write_next = false;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      writing_ = false;
-      if (!ok && !finish_requested_) {  // the peer is gone; OnCancel follows
-        finish_requested_ = true;
-        status_ = ToGrpc(CancelledCall(), context_);
-      }
-      if (!finish_requested_) {
-        if (queue_.empty()) return;
-        writing_ = write_next = true;
-        current_ = std::move(queue_.front());
-        queue_.pop_front();
-      }
-    }
-    if (write_next) {
-      this->StartWrite(&current_);
-    } else {
-      this->Finish(status_);
-    }
-  }
-
- protected:
-  std::shared_ptr<Stream> self_;
-
- private:
-  grpc::ServerContextBase *const context_;  // the call's: it outlives the reactor (OnDone)
-  std::mutex mu_;
-  std::deque<Message> queue_;
-  Message current_;
-  bool writing_ = false;
-  bool finish_requested_ = false;
-  grpc::Status status_;
-};
-
-// Attach: one SessionInfo, then the stream stays open; its end (client exit, crash, SIGKILL,
-// lost socket, server shutdown) closes the session in the core, releasing all it holds.
-class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
- public:
-  AttachReactor(SchedulerService *service, grpc::ServerContextBase *context,
-                const v1::AttachRequest &request, const std::string &user, uint64_t job)
-      : Stream(context), service_(service), key_(RandomSessionKey()) {
-    self_.reset(this);
-    std::weak_ptr<AttachReactor> me = std::static_pointer_cast<AttachReactor>(self_);
-    v1::SessionEvent event;
-    absl::Status refused;
-    const ClientLimits &limits = service_->service_options_.limits;
-    service_->Locked([&] {
-      refused = service_->user_counts_.AdmitSession(user);
-      if (!refused.ok()) return;
-      service_->user_counts_.SessionOpened(user);
-      user_ = user;
-      service_->opening_pid_ = request.pid();
-      const core::SessionId id = service_->core_->OpenSession(
-          request.pid(), CappedText(request.program(), limits.program_bytes), CoreNow(),
-          request.queue_priority());
-      service_->opening_pid_ = 0;
-      service_->sessions_by_key_[key_] = id;
-      service_->sessions_[id] = SessionRecord{key_, request.pid(), user, job, me};
-      session_ = id;
-      v1::SessionInfo *info = event.mutable_info();
-      for (const v1::RestoredTask &held : request.restore()) {
-        core::TaskRequest task;
-        task.memory_bytes = held.memory_bytes();
-        task.shape = FromProto(held.shape());
-        task.label = CappedText(held.label(), limits.label_bytes);
-        // No GPU (-1) is refused like one past the inventory.
-        const int gpu = held.has_gpu_index() ? static_cast<int>(held.gpu_index()) : -1;
-        absl::StatusOr<core::TaskId> restored =
-            service_->core_->RestoreTask(id, gpu, task, CoreNow());
-        if (!restored.ok()) {
-          std::fprintf(stderr, "mgbd: pid %lld could not restore a task: %s\n",
-                       static_cast<long long>(request.pid()),
-                       std::string(restored.status().message()).c_str());
-        } else {
-          service_->user_counts_.TaskAdded(*restored, user, false);
-          // In use already: counted against the job's grant whatever it says.
-          if (job != 0) service_->job_grants_.Charge(job, *restored, held.memory_bytes());
-        }
-        info->add_restored_task_ids(restored.ok() ? *restored : 0);
-      }
-      info->set_session_id(key_);
-      info->set_policy(service_->core_->policy().Name());
-      info->set_mps_pipe_directory(service_->service_options_.mps_pipe_directory);
-      info->set_context_reserve_bytes(service_->core_->context_reserve_bytes());
-      info->set_mgbd_version(MGB_VERSION);
-    });
-    if (!refused.ok()) {
-      RequestFinish(refused);
-      return;
-    }
-    Push(std::move(event));
-    Kick();
-  }
-  void OnCancel() override { RequestFinish(CancelledCall()); }
-  // OnDone comes exactly once however the stream ended: the one place the session closes.
-  void OnDone() override {
-    service_->Locked([&] {
-      if (session_ == 0) return;  // refused
-      service_->sessions_by_key_.erase(key_);
-      (void)service_->core_->CloseSession(session_, CoreNow());
-      service_->sessions_.erase(session_);
-      service_->user_counts_.SessionClosed(user_);
-      // What the client's requests cost (large ones included) goes back to the system.
-      if (service_->sessions_.empty()) service_->after_unlock_.push_back([] { malloc_trim(0); });
-    });
-    self_.reset();
-  }
-
- private:
-  SchedulerService *service_;
-  std::string key_;
-  std::string user_;
-  core::SessionId session_ = 0;
-};
-
-class SchedulerService::WatchReactor final : public Stream<v1::Event> {
- public:
-  WatchReactor(SchedulerService *service, grpc::ServerContextBase *context, std::string user)
-      : Stream(context), service_(service), user_(std::move(user)) {
-    self_.reset(this);
-    std::shared_ptr<WatchReactor> me = std::static_pointer_cast<WatchReactor>(self_);
-    absl::Status refused;
-    service_->Locked([&] {
-      refused = service_->user_counts_.AdmitWatcher(user_);
-      if (!refused.ok()) return;
-      service_->user_counts_.WatcherOpened(user_);
-      service_->watchers_.insert(me);
-      admitted_ = true;
-    });
-    if (!refused.ok()) RequestFinish(refused);
-  }
-  void OnCancel() override { RequestFinish(CancelledCall()); }
-  void OnDone() override {
-    std::shared_ptr<WatchReactor> me = std::static_pointer_cast<WatchReactor>(self_);
-    service_->Locked([&] {
-      if (!admitted_) return;
-      service_->watchers_.erase(me);
-      service_->user_counts_.WatcherClosed(user_);
-    });
-    self_.reset();
-  }
-
- private:
-  SchedulerService *service_;
-  const std::string user_;
-  bool admitted_ = false;
-};
+namespace {}  // namespace
 
 // ---- parked unary calls ---------------------------------------------------------------------
 
@@ -391,12 +167,6 @@ void SchedulerService::Stop() {
   if (timer_.joinable()) timer_.join();
 }
 
-void SchedulerService::EndStreamAfterUnlock(const SessionRecord &record, absl::Status status) {
-  if (std::shared_ptr<AttachReactor> stream = record.stream.lock()) {
-    after_unlock_.push_back([stream, status] { stream->RequestFinish(status); });
-  }
-}
-
 absl::StatusOr<core::SessionId> SchedulerService::FindSession(const std::string &key) const {
   auto it = sessions_by_key_.find(key);
   if (it == sessions_by_key_.end()) {
@@ -469,21 +239,7 @@ void SchedulerService::OnEvent(const core::Event &event) {
       break;
     default: break;
   }
-  if (watchers_.empty()) return;
-  // A session's opening event comes from inside OpenSession, before its record exists.
-  auto session = sessions_.find(event.session);
-  const int64_t pid = session != sessions_.end() ? session->second.pid : opening_pid_;
-  const v1::Event message = ToProto(event, pid);
-  for (const std::shared_ptr<WatchReactor> &w : watchers_) {
-    if (w->Push(message)) {
-      after_unlock_.push_back([w] { w->Kick(); });
-    } else {
-      after_unlock_.push_back([w] {
-        w->RequestFinish(
-            core::Refusal(core::ErrorReason::kWatcherBehind, "watcher fell too far behind"));
-      });
-    }
-  }
+  NotifyWatchers(event);
 }
 
 void SchedulerService::Log(const core::Event &e) const {
@@ -534,37 +290,6 @@ void SchedulerService::TimerLoop() {
 }
 
 // ---- RPCs -----------------------------------------------------------------------------------
-
-grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
-    grpc::CallbackServerContext *context, const v1::AttachRequest *request) {
-  v1::AttachRequest attach = *request;
-  std::string user;
-  uint64_t job = 0;
-  if (service_options_.peer) {
-    if (std::optional<PeerIdentity> peer = service_options_.peer(context->peer())) {
-      if (peer->pid != attach.pid() && service_options_.verbosity >= 1) {
-        std::fprintf(stderr, "mgbd: a client claimed pid %lld; its connection is from pid %lld\n",
-                     static_cast<long long>(attach.pid()), static_cast<long long>(peer->pid));
-      }
-      attach.set_pid(peer->pid);
-      user = UserName(peer->uid);  // the same as PeerUser's
-      // Read from /proc before the lock: the process cannot change which job it is in.
-      if (service_options_.job_of) job = service_options_.job_of(peer->pid).value_or(0);
-    }
-  }
-  return new AttachReactor(this, context, attach, user, job);
-}
-
-std::string SchedulerService::PeerUser(grpc::CallbackServerContext *context) const {
-  if (!service_options_.peer) return "";
-  std::optional<PeerIdentity> peer = service_options_.peer(context->peer());
-  return peer ? UserName(peer->uid) : "";
-}
-
-grpc::ServerWriteReactor<v1::Event> *SchedulerService::Watch(grpc::CallbackServerContext *context,
-                                                             const v1::WatchRequest *) {
-  return new WatchReactor(this, context, PeerUser(context));
-}
 
 grpc::ServerUnaryReactor *SchedulerService::TaskBegin(grpc::CallbackServerContext *context,
                                                       const v1::TaskBeginRequest *request,

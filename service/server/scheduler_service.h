@@ -157,6 +157,7 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   template <class Fn>
   void Locked(Fn &&fn);
   void OnEvent(const core::Event &event) override;  // under mu_
+  void NotifyWatchers(const core::Event &event);    // under mu_: queues it on each Watch stream
   absl::StatusOr<core::SessionId> FindSession(const std::string &key) const;
   // The name of the user at the other end of the call; empty when unknown.
   std::string PeerUser(grpc::CallbackServerContext *context) const;
