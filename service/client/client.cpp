@@ -180,6 +180,7 @@ struct HeldTask {
   uint64_t memory = 0;  // the reservation as last granted
   LaunchShape shape;
   std::string label;
+  std::string token;  // mgbd's proof of the grant, for the next mgbd (restore_tokens.h)
 };
 
 // A TaskEnd on its way: kept alive by its callback until mgbd answered.
@@ -280,7 +281,8 @@ class GrpcClient final : public Client {
     last_local_ = local;
     // An older mgbd does not say what it granted: what was asked.
     const uint64_t granted = reply.memory_bytes() != 0 ? reply.memory_bytes() : memory_bytes;
-    held_[local] = HeldTask{reply.task_id(), reply.gpu_index(), granted, shape, label};
+    held_[local] =
+        HeldTask{reply.task_id(), reply.gpu_index(), granted, shape, label, reply.restore_token()};
     return Placement{
         local, reply.gpu_index(), reply.gpu_name(), reply.gpu_uuid(), reply.pci_bus_id(), granted};
   }
@@ -302,7 +304,10 @@ class GrpcClient final : public Client {
         task_id);
     if (!st.ok()) return st;
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = held_.find(task_id); it != held_.end()) it->second.memory = reply.memory_bytes();
+    if (auto it = held_.find(task_id); it != held_.end()) {
+      it->second.memory = reply.memory_bytes();
+      it->second.token = reply.restore_token();
+    }
     return reply.memory_bytes();
   }
 
@@ -428,6 +433,7 @@ class GrpcClient final : public Client {
           r->set_memory_bytes(task.memory);
           ToProto(task.shape, r->mutable_shape());
           r->set_label(task.label);
+          r->set_token(task.token);
           restoring.push_back(local);
         }
         attach_context_ = &context;
@@ -448,15 +454,22 @@ class GrpcClient final : public Client {
           session_.context_reserve_bytes = info.context_reserve_bytes();
           session_.mgbd_version = info.mgbd_version();
         } else {
+          size_t restored = 0;
           for (size_t i = 0; i < restoring.size(); ++i) {
             auto it = held_.find(restoring[i]);
             if (it == held_.end()) continue;
             it->second.server_id = i < static_cast<size_t>(info.restored_task_ids_size())
                                        ? info.restored_task_ids(i)
                                        : 0;
+            it->second.token = i < static_cast<size_t>(info.restored_task_tokens_size())
+                                   ? info.restored_task_tokens(i)
+                                   : std::string();
+            if (it->second.server_id != 0) ++restored;
           }
-          std::fprintf(stderr, "mgb: %s re-registered with mgbd at %s (%zu held tasks restored)\n",
-                       program_.c_str(), socket_path_.c_str(), restoring.size());
+          // A task mgbd refused to restore runs on, unaccounted: say so.
+          std::fprintf(stderr,
+                       "mgb: %s re-registered with mgbd at %s (%zu of %zu held tasks restored)\n",
+                       program_.c_str(), socket_path_.c_str(), restored, restoring.size());
         }
         attached_once = true;
         backoff = std::chrono::milliseconds(50);

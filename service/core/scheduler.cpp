@@ -296,6 +296,16 @@ absl::StatusOr<TaskId> Scheduler::RestoreTask(SessionId session, int gpu,
   }
   Task t = TaskFrom(session, request, now);
   if (absl::Status st = ValidateRequest(request, t.hidden); !st.ok()) return st;
+  // Its memory is in use already (NVML shows it), but never more than the GPU holds is granted.
+  const GpuState &g = gpus_[gpu];
+  const uint64_t unreserved = SaturatingSub(
+      g.spec.memory_bytes, g.reserved + uint64_t{g.contexts} * options_.context_reserve_bytes);
+  if (Needed(sit->second, gpu, request.memory_bytes) > unreserved) {
+    return Refusal(ErrorReason::kNoRoom,
+                   absl::StrCat("restore: GPU ", gpu, " has ", FormatBytes(unreserved),
+                                " unreserved, less than the ",
+                                FormatBytes(request.memory_bytes), " restored"));
+  }
   Fit fit{gpu, {}};
   if (options_.policy.kind == PolicyKind::kMgbSm) {
     std::optional<std::vector<uint16_t>> blocks = FitSms(gpus_[gpu], request.shape);
@@ -485,7 +495,7 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task, u
   const bool fits = memory_blind || Available(g) >= extra_bytes;
   if (fits && queue.oldest_extra == 0) {
     ApplyGrow(task, t, extra_bytes, now);
-    return GrowResult{true, t.memory};
+    return GrowResult{true, t.memory, t.gpu};
   }
   // Waiting would hold this task's memory too: if that leaves the oldest grow here hopeless,
   // take the room now when there is some (past the older grows), else fail as the youngest.
@@ -493,7 +503,7 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task, u
   if (!memory_blind && RoomForGrows(t.gpu, queue.held + t.memory) < oldest_extra) {
     if (fits) {
       ApplyGrow(task, t, extra_bytes, now);
-      return GrowResult{true, t.memory};
+      return GrowResult{true, t.memory, t.gpu};
     }
     return Refusal(ErrorReason::kNoRoom, NoRoomMessage(task, t.gpu, t.memory, extra_bytes));
   }
@@ -507,7 +517,7 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task, u
   gpus_[t.gpu].growing_extra += extra_bytes;
   if (deadline != 0) grow_deadlines_.emplace(deadline, task);
   Emit(GrowEvent(EventKind::kTaskQueued, task, t, now));
-  return GrowResult{false, t.memory};
+  return GrowResult{false, t.memory, t.gpu};
 }
 
 absl::Status Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t allocated_bytes,

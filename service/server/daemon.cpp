@@ -83,7 +83,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   service_options.limits = options.client_limits;
   std::vector<std::string> warnings;
   std::string state_note, state_directory;
-  if (options.profile_store.empty() || (options.slurm && options.slurm_grants.empty())) {
+  if (options.profile_store.empty() || options.restore_key.empty() ||
+      (options.slurm && options.slurm_grants.empty())) {
     state_directory = DefaultStateDirectory(options.socket_path, UserStateDirectory(), &state_note);
   }
   if (state_directory.empty() && !state_note.empty()) {
@@ -95,6 +96,9 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   service_options.profiles = std::make_shared<ProfileStore>(
       StateFilePath(options.profile_store, state_directory, "mgbd-profiles.tsv"), &warnings);
   service_options.run_default_memory = options.run_default_memory;
+  service_options.restore_tokens = std::make_shared<RestoreTokens>(RestoreTokens::Open(
+      StateFilePath(options.restore_key, state_directory, "mgbd-restore.tsv"), &warnings));
+  service_options.restore_window = options.restore_grace;
   if (options.slurm) {
     service_options.job_of = [root = options.slurm_proc_root](int64_t pid) {
       return slurm::JobOfProcess(pid, root);

@@ -33,6 +33,10 @@ struct DaemonOptions {
   bool queue_priority = false;  // core::Options::queue_priority
   // Found a previous mgbd's socket: new tasks wait this long while its clients re-register.
   std::chrono::milliseconds restore_grace{3000};
+  // The restore tokens' key and epoch (restore_tokens.h): a path, "none" (in memory: nothing
+  // granted before a restart is restored after it), or "" for mgbd-restore.tsv in the state
+  // directory.
+  std::string restore_key;
   // Learned peaks (docs/service.md): the file they are kept in; empty: mgbd-profiles.tsv in the
   // socket's directory; "none": in memory only.
   std::string profile_store;

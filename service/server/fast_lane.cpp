@@ -109,7 +109,7 @@ class LaneBegin final : public SchedulerService::PendingCall {
   LaneBegin(std::shared_ptr<FastLane::Connection> connection, uint32_t call)
       : connection_(std::move(connection)), call_(call) {}
   void Placed(int gpu, const core::GpuSpec &spec) override {
-    FillPlacement(&reply_, task, gpu, spec, memory_bytes);
+    FillPlacement(&reply_, task, gpu, spec, memory_bytes, restore_token);
   }
   void Complete(const absl::Status &status) override {
     if (status.ok()) {

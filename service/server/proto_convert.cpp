@@ -126,8 +126,9 @@ v1::Event ToProto(const core::Event &event, int64_t pid) {
 }
 
 void FillPlacement(v1::TaskBeginReply *reply, core::TaskId task, int gpu, const core::GpuSpec &spec,
-                   uint64_t memory_bytes) {
+                   uint64_t memory_bytes, const std::string &restore_token) {
   reply->set_task_id(task);
+  reply->set_restore_token(restore_token);
   reply->set_memory_bytes(memory_bytes);
   reply->set_gpu_index(static_cast<uint32_t>(gpu));
   reply->set_gpu_name(spec.name);

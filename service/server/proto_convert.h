@@ -25,9 +25,10 @@ absl::Status CheckDeadline(int64_t unix_ms);
 // Status and Watch name sessions by a public handle ("s<N>"), never by the secret session_id.
 std::string PublicSessionName(core::SessionId session);
 void ToProto(const core::Snapshot &snapshot, v1::StatusReply *reply);
-// A TaskBegin's answer: the task placed on GPU `gpu` with a reservation of memory_bytes.
+// A TaskBegin's answer: the task placed on GPU `gpu` with a reservation of memory_bytes, and
+// the token that lets the next mgbd restore it.
 void FillPlacement(v1::TaskBeginReply *reply, core::TaskId task, int gpu, const core::GpuSpec &spec,
-                   uint64_t memory_bytes);
+                   uint64_t memory_bytes, const std::string &restore_token);
 v1::Event::Kind KindOf(core::EventKind kind);
 v1::Event ToProto(const core::Event &event, int64_t pid);
 

@@ -1,6 +1,5 @@
 #include "scheduler_service.h"
 
-
 #include <algorithm>
 #include <cstdio>
 
@@ -70,7 +69,8 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
       task = request.task_id();
       grow_reply_ = reply;
       if (result->grown) {
-        reply->set_memory_bytes(result->memory_bytes);
+        FillGrown(result->memory_bytes,
+                  service_->TokenFor(session, task, result->gpu, result->memory_bytes));
         done.emplace(absl::OkStatus());
       } else {
         service_->parked_grows_[task] = this;
@@ -82,9 +82,12 @@ class SchedulerService::WaitReactor final : public grpc::ServerUnaryReactor, pub
 
   // Under mu_: the core placed / grew this call's task.
   void Placed(int gpu, const core::GpuSpec &spec) override {
-    FillPlacement(begin_reply_, task, gpu, spec, memory_bytes);
+    FillPlacement(begin_reply_, task, gpu, spec, memory_bytes, restore_token);
   }
-  void FillGrown(uint64_t grown_to) { grow_reply_->set_memory_bytes(grown_to); }
+  void FillGrown(uint64_t grown_to, std::string token) {
+    grow_reply_->set_memory_bytes(grown_to);
+    grow_reply_->set_restore_token(std::move(token));
+  }
   void Complete(const absl::Status &status) override { Finish(ToGrpc(status, context_)); }
 
   void OnCancel() override {
@@ -126,6 +129,10 @@ absl::StatusOr<std::unique_ptr<SchedulerService>> SchedulerService::Create(
   }
   if (service_options.profiles == nullptr)
     service_options.profiles = std::make_shared<ProfileStore>("");
+  if (service_options.restore_tokens == nullptr) {
+    service_options.restore_tokens =
+        std::make_shared<RestoreTokens>(RestoreTokens::Open("", nullptr));
+  }
   std::unique_ptr<SchedulerService> service(
       new SchedulerService(options, std::move(service_options)));
   absl::StatusOr<std::unique_ptr<core::Scheduler>> core =
@@ -133,6 +140,9 @@ absl::StatusOr<std::unique_ptr<SchedulerService>> SchedulerService::Create(
   if (!core.ok()) return core.status();
   service->core_ = std::move(*core);
   service->RefreshMemory(CoreNow(), true);
+  service->restore_until_ = CoreNow() + std::chrono::duration_cast<std::chrono::microseconds>(
+                                            service->service_options_.restore_window)
+                                            .count();
   for (const auto &[job, bytes] : service->service_options_.job_grants) {
     service->job_grants_.Grant(job, bytes);
   }
@@ -165,6 +175,45 @@ void SchedulerService::Stop() {
   }
   timer_wake_.notify_all();
   if (timer_.joinable()) timer_.join();
+}
+
+absl::StatusOr<core::TaskId> SchedulerService::RestoreLocked(core::SessionId session,
+                                                             const v1::RestoredTask &held) {
+  const SessionRecord &record = sessions_.at(session);
+  const core::Micros now = CoreNow();
+  if (now >= restore_until_) {
+    return core::Refusal(
+        core::ErrorReason::kPermissionDenied,
+        absl::StrCat("restore refused: restores come only in the first ",
+                     service_options_.restore_window.count(), " ms after mgbd starts"));
+  }
+  // No GPU (-1) is refused like one past the inventory.
+  const int gpu = held.has_gpu_index() ? static_cast<int>(held.gpu_index()) : -1;
+  if (absl::Status st = service_options_.restore_tokens->Redeem(held.token(), gpu,
+                                                                held.memory_bytes(), record.user);
+      !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = CheckJobGrant(record.job, held.memory_bytes(), "a restored task");
+      !st.ok()) {
+    return st;
+  }
+  core::TaskRequest task;
+  task.memory_bytes = held.memory_bytes();
+  task.shape = FromProto(held.shape());
+  task.label = CappedText(held.label(), service_options_.limits.label_bytes);
+  absl::StatusOr<core::TaskId> restored = core_->RestoreTask(session, gpu, task, now);
+  if (!restored.ok()) return restored.status();
+  user_counts_.TaskAdded(*restored, record.user, false);
+  if (record.job != 0) job_grants_.Charge(record.job, *restored, held.memory_bytes());
+  return restored;
+}
+
+std::string SchedulerService::TokenFor(core::SessionId session, core::TaskId task, int gpu,
+                                       uint64_t bytes) const {
+  const auto it = sessions_.find(session);
+  return service_options_.restore_tokens->Issue(
+      task, gpu, bytes, it != sessions_.end() ? it->second.user : std::string());
 }
 
 absl::StatusOr<core::SessionId> SchedulerService::FindSession(const std::string &key) const {
@@ -201,6 +250,7 @@ void SchedulerService::OnEvent(const core::Event &event) {
       if (auto it = parked_begins_.find(event.task); it != parked_begins_.end()) {
         PendingCall *call = it->second.call;
         parked_begins_.erase(it);
+        call->restore_token = TokenFor(event.session, event.task, event.gpu, call->memory_bytes);
         call->Placed(event.gpu, core_->gpu(event.gpu));
         after_unlock_.push_back([call] { call->Complete(absl::OkStatus()); });
       }
@@ -209,7 +259,8 @@ void SchedulerService::OnEvent(const core::Event &event) {
       if (auto it = parked_grows_.find(event.task); it != parked_grows_.end()) {
         WaitReactor *r = it->second;
         parked_grows_.erase(it);
-        r->FillGrown(event.memory_bytes);
+        r->FillGrown(event.memory_bytes,
+                     TokenFor(event.session, event.task, event.gpu, event.memory_bytes));
         after_unlock_.push_back([r] { r->Finish(grpc::Status::OK); });
       }
       break;
@@ -400,6 +451,7 @@ std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginReq
     task_profiles_[result->task] = TaskProfile{user, profile_key, 0};
   }
   if (result->gpu >= 0) {
+    call->restore_token = TokenFor(*session, result->task, result->gpu, task.memory_bytes);
     call->Placed(result->gpu, core_->gpu(result->gpu));
     return absl::OkStatus();
   }

@@ -27,6 +27,7 @@
 #include "nvml.h"
 #include "job_grant_file.h"
 #include "profile_store.h"
+#include "restore_tokens.h"
 #include "scheduler_counters.h"
 
 namespace mgb::server {
@@ -70,6 +71,10 @@ struct ServiceOptions {
   uint32_t hook_uid = 0;
   // What one local user may hold (client_limits.h).
   ClientLimits limits;
+  // Restores (AttachRequest.restore) need a token of the mgbd before this one and come only in
+  // the first restore_window after the start (restore_tokens.h). Null: fresh tokens in memory.
+  std::shared_ptr<RestoreTokens> restore_tokens;
+  std::chrono::milliseconds restore_window{3000};
 };
 
 class SchedulerService final : public v1::Scheduler::CallbackService, private core::EventSink {
@@ -86,6 +91,7 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
     core::SessionId session = 0;  // set by the service once the core took the request
     core::TaskId task = 0;
     uint64_t memory_bytes = 0;  // the reservation the task begins with (mgbd's choice or asked)
+    std::string restore_token;  // set by the service before Placed (restore_tokens.h)
   };
 
   static absl::StatusOr<std::unique_ptr<SchedulerService>> Create(std::vector<core::GpuSpec> gpus,
@@ -212,9 +218,15 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
   std::unordered_map<core::TaskId, TaskProfile> task_profiles_;
   SchedulerCounters counters_;  // under mu_: fed by OnEvent
   std::atomic<bool> profile_save_failing_{false};
-  core::JobGrants job_grants_;  // under mu_
-  UserCounts user_counts_;      // under mu_: each user's sessions, tasks and watchers
-  std::mutex grants_save_mu_;   // one SaveJobGrants at a time (each writes what is current)
+  core::JobGrants job_grants_;      // under mu_
+  UserCounts user_counts_;          // under mu_: each user's sessions, tasks and watchers
+  core::Micros restore_until_ = 0;  // restores are accepted until then
+  // Under mu_: a task the session's process held under the mgbd before this one, restored when
+  // its token, the restart window, the GPU's capacity and the session's job grant allow.
+  absl::StatusOr<core::TaskId> RestoreLocked(core::SessionId session, const v1::RestoredTask &held);
+  // Under mu_: the token for `task` of `session` on `gpu` with `bytes` reserved.
+  std::string TokenFor(core::SessionId session, core::TaskId task, int gpu, uint64_t bytes) const;
+  std::mutex grants_save_mu_;  // one SaveJobGrants at a time (each writes what is current)
   std::atomic<bool> grants_save_failing_{false};
   std::unordered_set<std::shared_ptr<WatchReactor>> watchers_;
   std::vector<std::function<void()>> after_unlock_;

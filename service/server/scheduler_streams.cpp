@@ -148,24 +148,17 @@ class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
       session_ = id;
       v1::SessionInfo *info = event.mutable_info();
       for (const v1::RestoredTask &held : request.restore()) {
-        core::TaskRequest task;
-        task.memory_bytes = held.memory_bytes();
-        task.shape = FromProto(held.shape());
-        task.label = CappedText(held.label(), limits.label_bytes);
-        // No GPU (-1) is refused like one past the inventory.
-        const int gpu = held.has_gpu_index() ? static_cast<int>(held.gpu_index()) : -1;
-        absl::StatusOr<core::TaskId> restored =
-            service_->core_->RestoreTask(id, gpu, task, CoreNow());
+        absl::StatusOr<core::TaskId> restored = service_->RestoreLocked(id, held);
         if (!restored.ok()) {
           std::fprintf(stderr, "mgbd: pid %lld could not restore a task: %s\n",
                        static_cast<long long>(request.pid()),
                        std::string(restored.status().message()).c_str());
-        } else {
-          service_->user_counts_.TaskAdded(*restored, user, false);
-          // In use already: counted against the job's grant whatever it says.
-          if (job != 0) service_->job_grants_.Charge(job, *restored, held.memory_bytes());
         }
         info->add_restored_task_ids(restored.ok() ? *restored : 0);
+        info->add_restored_task_tokens(
+            restored.ok() ? service_->TokenFor(id, *restored, static_cast<int>(held.gpu_index()),
+                                               held.memory_bytes())
+                          : std::string());
       }
       info->set_session_id(key_);
       info->set_policy(service_->core_->policy().Name());

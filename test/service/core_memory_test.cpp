@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core_test_support.h"
+#include "mgb/core/error_reason.h"
 
 namespace mgb::test {
 
@@ -26,6 +27,17 @@ TEST_CASE("context reserve: charged once per session and GPU, held until the ses
   CHECK(c.s->Status().gpus[0].sessions == 2);
   REQUIRE(c.s->CloseSession(a, 3).ok());
   CHECK(c.s->Status().gpus[0].memory_reserved == 9 * kGB / 2 + kGB);
+}
+
+// Issue 32, item 3: a restore was placed whatever the accounting said (104 GiB on 16 GiB).
+TEST_CASE("a restored task is never granted past the GPU's capacity", "[core][memory]") {
+  Core c(Gpus(1, 16 * kGB), "mgb", kGB);
+  const auto a = c.Open();
+  REQUIRE(c.s->RestoreTask(a, 0, Request(10 * kGB), 1).ok());
+  const auto past = c.s->RestoreTask(a, 0, Request(6 * kGB), 2);  // 10 + 6 + a's context > 16
+  CHECK(core::ReasonOf(past.status()) == core::ErrorReason::kNoRoom);
+  CHECK(c.s->RestoreTask(a, 0, Request(5 * kGB), 3).ok());
+  CHECK(c.s->Status().gpus[0].memory_reserved == 16 * kGB);
 }
 
 TEST_CASE("NVML term: memory used by others counts, granted-but-unallocated is held back",

@@ -8,6 +8,9 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include <grpcpp/create_channel.h>
+
+#include "mgb.grpc.pb.h"
 #include "mgb.pb.h"
 #include "mgb/client.h"
 #include "test_support.h"
@@ -26,6 +29,41 @@ std::unique_ptr<server::Daemon> Start(const server::DaemonOptions &options) {
   auto d = server::Daemon::Start(options);
   REQUIRE(d.ok());
   return std::move(*d);
+}
+
+// A session opened by hand, restoring `restore`: its SessionInfo, while `context` lives.
+v1::SessionInfo RawAttach(v1::Scheduler::Stub &stub, grpc::ClientContext &context,
+                          const std::vector<v1::RestoredTask> &restore,
+                          std::unique_ptr<grpc::ClientReader<v1::SessionEvent>> *stream) {
+  v1::AttachRequest request;
+  request.set_pid(getpid());
+  request.set_program("raw");
+  for (const v1::RestoredTask &task : restore) *request.add_restore() = task;
+  *stream = stub.Attach(&context, request);
+  v1::SessionEvent event;
+  REQUIRE((*stream)->Read(&event));
+  return event.info();
+}
+
+v1::RestoredTask Held(uint64_t bytes, const std::string &token) {
+  v1::RestoredTask task;
+  task.set_gpu_index(0);
+  task.set_memory_bytes(bytes);
+  task.mutable_shape()->mutable_grid()->set_x(1);
+  task.mutable_shape()->mutable_block()->set_x(32);
+  for (v1::Dim3 *d :
+       {task.mutable_shape()->mutable_grid(), task.mutable_shape()->mutable_block()}) {
+    d->set_y(1);
+    d->set_z(1);
+  }
+  task.set_token(token);
+  return task;
+}
+
+uint64_t Reserved(const std::string &socket) {
+  auto status = Client::StatusAt(socket);
+  REQUIRE(status.ok());
+  return status->gpus(0).memory_reserved_bytes();
 }
 
 }  // namespace
@@ -142,6 +180,67 @@ TEST_CASE(
   CHECK(finished == 50);
   CHECK(over_granted == 0);
   CHECK(samples > 20);
+}
+
+// Issue 32, item 3: AttachRequest.restore was accepted at any time from any client and placed
+// regardless of capacity (a 16 GiB GPU showed 104 GiB reserved).
+TEST_CASE("only what the mgbd before granted is restored: once, as granted, in the window",
+          "[restart][hostile]") {
+  TempDir dir;
+  const server::DaemonOptions options = OptionsIn(dir, 1, 0);
+  auto first = Start(options);
+  auto channel =
+      grpc::CreateChannel("unix:" + options.socket_path, grpc::InsecureChannelCredentials());
+  auto stub = v1::Scheduler::NewStub(channel);
+  {  // A forged restore on a fresh mgbd: nothing is placed.
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReader<v1::SessionEvent>> stream;
+    const v1::SessionInfo info = RawAttach(*stub, context, {Held(100 * kGiB, "")}, &stream);
+    CHECK(info.restored_task_ids(0) == 0);
+    CHECK(Reserved(options.socket_path) == 0);
+    context.TryCancel();
+  }
+  // A grant of 4 GiB, and its token.
+  grpc::ClientContext holder_context;
+  std::unique_ptr<grpc::ClientReader<v1::SessionEvent>> holder_stream;
+  const v1::SessionInfo holder = RawAttach(*stub, holder_context, {}, &holder_stream);
+  v1::TaskBeginRequest begin;
+  begin.set_session_id(holder.session_id());
+  begin.set_memory_bytes(4 * kGiB);
+  *begin.mutable_shape() = Held(0, "").shape();
+  v1::TaskBeginReply granted;
+  grpc::ClientContext begin_context;
+  REQUIRE(stub->TaskBegin(&begin_context, begin, &granted).ok());
+  REQUIRE(!granted.restore_token().empty());
+  first->Shutdown();  // the holder's session is open: the next mgbd waits for restores
+  first.reset();
+  holder_context.TryCancel();
+
+  auto second = Start(options);
+  auto channel2 =
+      grpc::CreateChannel("unix:" + options.socket_path, grpc::InsecureChannelCredentials());
+  auto stub2 = v1::Scheduler::NewStub(channel2);
+  grpc::ClientContext a, b;
+  std::unique_ptr<grpc::ClientReader<v1::SessionEvent>> sa, sb;
+  // Inflated bytes are refused; the grant as given is restored, once.
+  const v1::SessionInfo restored = RawAttach(
+      *stub2, a, {Held(8 * kGiB, granted.restore_token()), Held(4 * kGiB, granted.restore_token())},
+      &sa);
+  CHECK(restored.restored_task_ids(0) == 0);
+  CHECK(restored.restored_task_ids(1) != 0);
+  CHECK(!restored.restored_task_tokens(1).empty());
+  const v1::SessionInfo again =
+      RawAttach(*stub2, b, {Held(4 * kGiB, granted.restore_token())}, &sb);
+  CHECK(again.restored_task_ids(0) == 0);
+  CHECK(Reserved(options.socket_path) == 4 * kGiB);
+  // Past the window (1 s here), nothing is restored at all.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  grpc::ClientContext c;
+  std::unique_ptr<grpc::ClientReader<v1::SessionEvent>> sc;
+  const v1::SessionInfo late = RawAttach(*stub2, c, {Held(4 * kGiB, granted.restore_token())}, &sc);
+  CHECK(late.restored_task_ids(0) == 0);
+  CHECK(Reserved(options.socket_path) == 4 * kGiB);
+  for (grpc::ClientContext *context : {&a, &b, &c}) context->TryCancel();
 }
 
 }  // namespace mgb::test

@@ -175,6 +175,7 @@ struct BeginResult {
 struct GrowResult {
   bool grown = false;         // false: queued, a kTaskGrown (or kTaskCancelled) event follows
   uint64_t memory_bytes = 0;  // the reservation now
+  int gpu = -1;               // the task's GPU
 };
 
 struct GpuSnapshot {
@@ -225,8 +226,8 @@ class Scheduler {
   // GPU's capacity, a block no SM can hold under mgb-sm), NOT_FOUND for an unknown session.
   absl::StatusOr<BeginResult> TaskBegin(SessionId session, const TaskRequest &request, Micros now);
   // A task the session's process held on `gpu` under an mgbd that went away: placed there at
-  // once, whatever the accounting says (its memory is in use). INVALID_ARGUMENT for a GPU not in
-  // the inventory or a request that does not validate.
+  // once (its memory is in use). INVALID_ARGUMENT for a GPU not in the inventory or a request
+  // that does not validate; RESOURCE_EXHAUSTED (kNoRoom) past the GPU's capacity.
   absl::StatusOr<TaskId> RestoreTask(SessionId session, int gpu, const TaskRequest &request,
                                      Micros now);
   // Until `until`, new tasks wait (after a restart, restored tasks come back first); the wait
