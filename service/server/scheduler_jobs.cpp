@@ -65,9 +65,9 @@ grpc::ServerUnaryReactor *SchedulerService::JobEnd(grpc::CallbackServerContext *
         // Slurm is killing them), and what they held is the next job's.
         (void)core_->CloseSession(id, now);
         ++ended;
-        EndStreamAfterUnlock(record, core::Refusal(core::ErrorReason::kJobEnded,
-                                                   absl::StrCat("Slurm job ", request->job_id(),
-                                                                " ended")));
+        EndStreamAfterUnlock(
+            record, core::Refusal(core::ErrorReason::kJobEnded,
+                                  absl::StrCat("Slurm job ", request->job_id(), " ended")));
       }
       job_grants_.End(request->job_id());
       reply->set_sessions_ended(ended);
