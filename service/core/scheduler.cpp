@@ -303,8 +303,8 @@ absl::StatusOr<TaskId> Scheduler::RestoreTask(SessionId session, int gpu,
   if (Needed(sit->second, gpu, request.memory_bytes) > unreserved) {
     return Refusal(ErrorReason::kNoRoom,
                    absl::StrCat("restore: GPU ", gpu, " has ", FormatBytes(unreserved),
-                                " unreserved, less than the ",
-                                FormatBytes(request.memory_bytes), " restored"));
+                                " unreserved, less than the ", FormatBytes(request.memory_bytes),
+                                " restored"));
   }
   Fit fit{gpu, {}};
   if (options_.policy.kind == PolicyKind::kMgbSm) {
