@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
@@ -76,5 +77,71 @@ std::unique_ptr<RunLedger> RunLedger::Open(const std::string &dir, std::string *
 }
 
 RunLedger::~RunLedger() { munmap(counters_, sizeof(LedgerCounters)); }
+
+uint64_t ProcessStartTime(int64_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%lld/stat", static_cast<long long>(pid));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[1024];
+  const ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  // "pid (comm) state ..." and comm may hold spaces or parentheses: fields count from the last ')'.
+  const char *field = std::strrchr(text, ')');
+  if (field == nullptr) return 0;
+  char state = 0;
+  unsigned long long start = 0;
+  // state is field 3, starttime field 22.
+  if (std::sscanf(
+          field + 1,
+          " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+          &state, &start) != 2) {
+    return 0;
+  }
+  return state == 'Z' || state == 'X' ? 0 : static_cast<uint64_t>(start);
+}
+
+ProcessSlot *ClaimSlot(LedgerCounters &counters) {
+  const uint64_t pid = static_cast<uint64_t>(getpid());
+  const uint64_t start = ProcessStartTime(getpid());
+  for (ProcessSlot &slot : counters.slots) {
+    uint64_t free = 0;
+    if (slot.pid.load(std::memory_order_relaxed) == 0 &&
+        slot.pid.compare_exchange_strong(free, pid)) {
+      slot.allocated.store(0);
+      slot.start.store(start, std::memory_order_release);
+      return &slot;
+    }
+  }
+  return nullptr;
+}
+
+void SubtractFrom(std::atomic<uint64_t> &counter, uint64_t bytes) {
+  uint64_t seen = counter.load(std::memory_order_relaxed);
+  while (!counter.compare_exchange_weak(seen, seen > bytes ? seen - bytes : 0,
+                                        std::memory_order_relaxed)) {
+  }
+}
+
+uint64_t ReapExited(LedgerCounters &counters) {
+  uint64_t reaped = 0;
+  for (ProcessSlot &slot : counters.slots) {
+    const uint64_t pid = slot.pid.load(std::memory_order_acquire);
+    const uint64_t start = slot.start.load(std::memory_order_acquire);
+    if (pid == 0 || start == 0) continue;                                // free, or being claimed
+    if (ProcessStartTime(static_cast<int64_t>(pid)) == start) continue;  // alive
+    // Taken by this reaper alone; the process is gone, so its count no longer moves.
+    uint64_t expected = pid;
+    if (!slot.pid.compare_exchange_strong(expected, 0)) continue;
+    const uint64_t bytes = slot.allocated.exchange(0);
+    slot.start.store(0);
+    SubtractFrom(counters.allocated, bytes);
+    reaped += bytes;
+  }
+  if (reaped > 0) counters.reaped.fetch_add(reaped, std::memory_order_relaxed);
+  return reaped;
+}
 
 }  // namespace mgb::guard

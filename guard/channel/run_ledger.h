@@ -12,9 +12,20 @@
 
 namespace mgb::guard {
 
+// What one of the program's processes holds: counted out when it exits, however it exits (its
+// driver context, and so its memory, goes with it). `pid` 0: free; `start`: the process's start
+// time (/proc/PID/stat), so that a reused pid is not taken for the process that had it.
+struct ProcessSlot {
+  std::atomic<uint64_t> pid{0};
+  std::atomic<uint64_t> start{0};
+  std::atomic<uint64_t> allocated{0};
+};
+
 // The layout in the file. Plain atomics of 8 bytes are lock-free, so they work across processes.
 struct LedgerCounters {
-  static constexpr uint64_t kMagic = 0x3152474c42474d;  // "MGBLGR1"
+  static constexpr uint64_t kMagic = 0x3252474c42474d;  // "MGBLGR2"
+  static constexpr size_t kSlots =
+      1024;  // processes of a run counted one by one; more: in `allocated` only
   uint64_t magic = 0;
   std::atomic<uint64_t> reserved{0};   // bytes mgbd granted the run
   std::atomic<uint64_t> cap{0};        // --max-mem (0: none)
@@ -22,6 +33,8 @@ struct LedgerCounters {
   std::atomic<uint64_t> peak{0};       // the most they held at once
   std::atomic<uint64_t> guarded{0};    // processes in which the guard became active
   std::atomic<uint64_t> refusals{0};   // allocations answered CUDA_ERROR_OUT_OF_MEMORY
+  std::atomic<uint64_t> reaped{0};     // bytes counted out for processes that exited holding them
+  ProcessSlot slots[kSlots];
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
@@ -44,6 +57,21 @@ class RunLedger {
   explicit RunLedger(LedgerCounters *counters) : counters_(counters) {}
   LedgerCounters *counters_;
 };
+
+// The start time of live process `pid` (clock ticks since boot, /proc/PID/stat); 0 when it is
+// gone or a zombie (its memory is freed).
+uint64_t ProcessStartTime(int64_t pid);
+
+// A free slot for the calling process, claimed; null when all are taken.
+ProcessSlot *ClaimSlot(LedgerCounters &counters);
+
+// Counts out what exited processes held: their slots' bytes leave `allocated` and the slots are
+// freed. Any process of the run (or `mgb run`) may call it; each slot is reaped once. Returns the
+// bytes counted out.
+uint64_t ReapExited(LedgerCounters &counters);
+
+// Takes `bytes` off an atomic, never below 0.
+void SubtractFrom(std::atomic<uint64_t> &counter, uint64_t bytes);
 
 // Raises an atomic to at least `value` (peak, reserved).
 inline void RaiseTo(std::atomic<uint64_t> &counter, uint64_t value) {

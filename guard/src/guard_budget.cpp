@@ -1,5 +1,7 @@
 #include "guard_budget.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -13,11 +15,14 @@ bool GuardBudget::Admit(uint64_t bytes, std::string *why) {
       if (counters_.allocated.compare_exchange_weak(allocated, allocated + bytes,
                                                     std::memory_order_relaxed)) {
         RaiseTo(counters_.peak, allocated + bytes);
+        if (ProcessSlot *slot = Slot()) slot->allocated.fetch_add(bytes, std::memory_order_relaxed);
         return true;
       }
       continue;
     }
     std::lock_guard lock(grow_mu_);
+    // Processes that exited holding memory hold it no more: perhaps no grow is needed.
+    if (ReapExited(counters_) > 0) continue;
     // Another thread may have grown it (or freed) while this one waited for the lock.
     allocated = counters_.allocated.load(std::memory_order_relaxed);
     const uint64_t now_reserved = counters_.reserved.load(std::memory_order_acquire);
@@ -43,10 +48,18 @@ bool GuardBudget::Admit(uint64_t bytes, std::string *why) {
 }
 
 void GuardBudget::Release(uint64_t bytes) {
-  uint64_t allocated = counters_.allocated.load(std::memory_order_relaxed);
-  while (!counters_.allocated.compare_exchange_weak(
-      allocated, allocated > bytes ? allocated - bytes : 0, std::memory_order_relaxed)) {
+  if (ProcessSlot *slot = Slot()) SubtractFrom(slot->allocated, bytes);
+  SubtractFrom(counters_.allocated, bytes);
+}
+
+ProcessSlot *GuardBudget::Slot() {
+  const int64_t pid = getpid();
+  std::lock_guard lock(slot_mu_);
+  if (slot_owner_ != pid) {  // the first allocation, or the first in a forked child
+    slot_owner_ = pid;
+    slot_ = ClaimSlot(counters_);
   }
+  return slot_;
 }
 
 std::optional<std::pair<size_t, size_t>> GuardBudget::CappedInfo(size_t free, size_t total) const {

@@ -1,6 +1,8 @@
 // GuardBudget: admits each allocation against the run's reservation (the shared ledger) and, past
 // it, asks `mgb run` to grow it first, waiting as libmgb's guard waits for mgbd. Allocations that
-// fit cost two atomic operations; only a grow talks to another process.
+// fit cost a few atomic operations; only a grow talks to another process. Each process counts
+// its bytes in a slot of its own too (run_ledger.h), so that what a process held is counted out
+// once it exits, killed or not: before a grow is asked for, and by `mgb run` as it watches.
 #ifndef MGB_GUARD_SRC_GUARD_BUDGET_H
 #define MGB_GUARD_SRC_GUARD_BUDGET_H
 
@@ -37,8 +39,14 @@ class GuardBudget {
   LedgerCounters &counters_;
   Ask ask_;
   const bool unmanaged_allowed_;
+  // This process's slot (claimed at its first allocation; again in a forked child), or null.
+  ProcessSlot *Slot();
+
   std::mutex grow_mu_;  // one grow at a time per process: the others then fit or ask again
   std::atomic<bool> unguarded_{false};
+  std::mutex slot_mu_;
+  ProcessSlot *slot_ = nullptr;
+  int64_t slot_owner_ = 0;  // the pid slot_ was claimed by
 };
 
 }  // namespace mgb::guard

@@ -70,6 +70,8 @@ std::vector<std::pair<std::string, std::string>> RunGuard::Environment() const {
 
 RunGuard::Usage RunGuard::Read() {
   guard::LedgerCounters &c = ledger_->counters();
+  // What the program's exited processes held is theirs no more (forked workers, pools).
+  guard::ReapExited(c);
   Usage usage;
   usage.guarded = c.guarded.load() > 0;
   usage.allocated = c.allocated.load();

@@ -1,8 +1,15 @@
 // The guard's accounting (guard/src) against a fake driver table: what is counted, un-counted,
 // grown, refused, and what cuMemGetInfo reports. No processes, no driver.
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <new>
+#include <thread>
 #include <vector>
 
 #include "guard_budget.h"
@@ -12,6 +19,7 @@ namespace mgb::guard {
 namespace {
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kGiB = uint64_t{1} << 30;
 
 // A device of 64 MiB in host bookkeeping, reached through plain functions as the driver's are.
 struct FakeDevice {
@@ -60,7 +68,10 @@ struct FakeDevice {
 // A run whose `mgb run` grants grows up to `limit` (then refuses), recording each request; as
 // `mgb run` does, it raises the ledger's reservation before answering.
 struct FakeRun {
-  LedgerCounters counters;
+  // In memory shared with forked children, as the ledger file is with a run's processes.
+  LedgerCounters &counters = *new (mmap(nullptr, sizeof(LedgerCounters), PROT_READ | PROT_WRITE,
+                                        MAP_SHARED | MAP_ANONYMOUS, -1, 0)) LedgerCounters;
+  ~FakeRun() { munmap(&counters, sizeof(LedgerCounters)); }
   uint64_t limit = 0;
   GrowAnswer::Verdict past_limit = GrowAnswer::kRefused;
   std::vector<uint64_t> asked;
@@ -112,6 +123,62 @@ TEST_CASE("allocations within the reservation are counted without asking; past i
   REQUIRE(FakeDevice::Alloc(&early, kMiB) == kCudaSuccess);
   CHECK(driver.MemFree(early) == kCudaSuccess);
   CHECK(run.counters.allocated == 6 * kMiB);
+}
+
+// Issue 32, item 8: memory of exited processes was never counted out. 20 processes in turn
+// holding 2 GiB each pushed a run's grant to 16 GiB and the 9th got out-of-memory.
+TEST_CASE("what an exited process held is counted out, killed or not", "[guard][hostile]") {
+  FakeRun run;
+  run.limit = 16 * kGiB;
+  const auto in_child = [&](const std::function<bool()> &work) {
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) _exit(work() ? 0 : 1);  // exits holding what it allocated
+    return child;
+  };
+  const auto succeeded = [](pid_t child) {
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  };
+  SECTION("20 processes in turn, 2 GiB each") {
+    int ok = 0;
+    for (int i = 0; i < 20; ++i) {
+      ok += succeeded(in_child([&] {
+        GuardBudget budget(run.counters, run.Asker(), false);
+        std::string why;
+        return budget.Admit(2 * kGiB, &why);
+      }));
+    }
+    CHECK(ok == 20);
+    CHECK(run.counters.reserved <= 4 * kGiB);  // the FakeRun's grants live in shared memory
+  }
+  SECTION("50 processes at once, 256 MiB each, then killed") {
+    std::vector<pid_t> children;
+    for (int i = 0; i < 50; ++i) {
+      children.push_back(in_child([&] {
+        GuardBudget budget(run.counters, run.Asker(), false);
+        std::string why;
+        if (!budget.Admit(256 * kMiB, &why)) return false;
+        pause();
+        return true;
+      }));
+    }
+    for (int waited = 0; run.counters.allocated < 50 * 256 * kMiB && waited < 500; ++waited) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    REQUIRE(run.counters.allocated == 50 * 256 * kMiB);
+    for (pid_t child : children) kill(child, SIGKILL);
+    for (pid_t child : children) waitpid(child, nullptr, 0);
+    CHECK(ReapExited(run.counters) == 50 * 256 * kMiB);
+    CHECK(run.counters.allocated == 0);
+  }
+  // This process's own bytes are never counted out while it lives.
+  GuardBudget budget(run.counters, run.Asker(), false);
+  std::string why;
+  REQUIRE(budget.Admit(kGiB, &why));
+  CHECK(ReapExited(run.counters) == 0);
+  CHECK(run.counters.allocated == kGiB);
 }
 
 TEST_CASE("a failed driver allocation is un-counted; pitch counts the real rows; VMM by handle",
