@@ -3,8 +3,9 @@
 // (CUDA_VISIBLE_DEVICES), preloads the driver-level guard that counts its allocations and grows its
 // reservation (run_guard.h), forwards signals to it, reports its GPU memory, releases the GPU when
 // it exits, returns its status.
+#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,21 +73,50 @@ std::vector<char *> Pointers(std::vector<std::string> &strings) {
   return out;
 }
 
-// Starts the program with the default signal mask and waits for it, forwarding our signals and
-// calling on_tick(child) every kUsagePeriod without one. Returns its exit status (128 + signal if
-// killed), or 127 if it could not start.
+// Starts the program: with the default signal mask, and killed should `mgb run` die first
+// (PR_SET_PDEATHSIG): mgbd frees the run's grant when its session ends, so the program must not
+// run on with memory no one counts. errno of a failed exec, or 0. Between fork and exec the child
+// calls only what is safe after a fork in a threaded process.
+int Spawn(pid_t *child, char **argv, char **envp, const sigset_t &original_mask) {
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) return errno;
+  const pid_t parent = getpid();
+  *child = fork();
+  if (*child < 0) {
+    const int error = errno;
+    close(report[0]);
+    close(report[1]);
+    return error;
+  }
+  if (*child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // `mgb run` died before the line above
+    sigprocmask(SIG_SETMASK, &original_mask, nullptr);
+    execvpe(argv[0], argv, envp);
+    const int error = errno;
+    (void)!write(report[1], &error, sizeof error);
+    _exit(127);
+  }
+  close(report[1]);
+  int error = 0;
+  ssize_t n;
+  while ((n = read(report[0], &error, sizeof error)) < 0 && errno == EINTR) {
+  }
+  close(report[0]);
+  if (n != sizeof error) return 0;  // the exec closed the pipe: the program runs
+  waitpid(*child, nullptr, 0);
+  return error;
+}
+
+// Starts the program (Spawn) and waits for it, forwarding our signals and calling on_tick(child)
+// every kUsagePeriod without one. Returns its exit status (128 + signal if killed), or 127 if it
+// could not start.
 int SpawnAndWait(const char *self, std::vector<std::string> args, std::vector<std::string> env,
                  const sigset_t &waited, const sigset_t &original_mask,
                  const std::function<void(pid_t)> &on_tick) {
   std::vector<char *> argv = Pointers(args), envp = Pointers(env);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setsigmask(&attr, &original_mask);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t child = 0;
-  const int rc = posix_spawnp(&child, argv[0], nullptr, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
+  if (const int rc = Spawn(&child, argv.data(), envp.data(), original_mask); rc != 0) {
     std::fprintf(stderr, "%s: cannot run %s: %s\n", self, argv[0], std::strerror(rc));
     return 127;
   }

@@ -306,6 +306,29 @@ TEST_CASE("mgb run forwards SIGTERM to the program and releases its GPU", "[cli]
   CHECK(s->tasks_size() == 0);
 }
 
+// Issue 32, item 9: SIGKILLed, `mgb run` lost its session (mgbd freed the grant at once) while
+// its program ran on with the memory, and another run was granted the same memory.
+TEST_CASE("a program does not outlive its SIGKILLed mgb run", "[cli][hostile]") {
+  MgbdProcess mgbd;
+  TempDir dir;
+  const std::string child_pid = dir.File("child.pid");
+  const int pid = StartProcess({MGB_CLI, "run", "--mem", "1G", "--socket", mgbd.socket, "--",
+                                "/bin/sh", "-c", "echo $$ > '" + child_pid + "'; exec sleep 30"});
+  REQUIRE(WaitFor([&] { return !ReadFile(child_pid).empty(); }, std::chrono::seconds(5)) <
+          std::chrono::seconds(5));
+  const int program = std::stoi(ReadFile(child_pid));
+  REQUIRE(kill(program, 0) == 0);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  // Gone (or a zombie of init's, already dead) within a second.
+  CHECK(WaitFor(
+            [&] {
+              const std::string stat = ReadFile("/proc/" + std::to_string(program) + "/stat");
+              return stat.empty() || stat.find(") Z ") != std::string::npos;
+            },
+            std::chrono::seconds(2)) < std::chrono::seconds(1));
+}
+
 }  // namespace mgb::test
 
 namespace mgb::test {
