@@ -71,6 +71,7 @@ struct State {
   std::unique_ptr<GrowRequester> requester;
   std::unique_ptr<GuardBudget> budget;
   std::unique_ptr<GuardedDriver> driver;
+  LedgerCounters closed;  // counts against nothing: the run's ledger could not be opened
   bool verbose = false;
 };
 
@@ -134,7 +135,16 @@ void Initialize() {
       std::string error;
       state->ledger = RunLedger::Open(dir, &error);
       if (state->ledger == nullptr) {
-        std::fprintf(stderr, "mgb guard: %s; the program runs unguarded\n", error.c_str());
+        // The run promised counting: fail closed. Nothing past a grant of 0 is admitted, as if
+        // `mgb run` refused every grow (MGB_UNMANAGED=1: unguarded instead, said once).
+        std::fprintf(stderr, "mgb guard: %s; device allocations are refused\n", error.c_str());
+        const std::string why = "the run's ledger cannot be opened (" + error + ")";
+        state->budget = std::make_unique<GuardBudget>(
+            state->closed,
+            [why](uint64_t) {
+              return GrowAnswer{GrowAnswer::kUnavailable, 0, why};
+            },
+            EnvironmentSwitch("MGB_UNMANAGED"));
       } else {
         state->requester = std::make_unique<GrowRequester>(dir);
         GrowRequester *requester = state->requester.get();
@@ -308,8 +318,10 @@ MGB_EXPORT void mgb_guard_disable(const char *why) {
 }
 
 MGB_EXPORT void *dlsym(void *handle, const char *name) {
-  if (handle == RTLD_NEXT) return NextSymbol(__builtin_return_address(0), name);
-  void *found = RealDlsym()(handle, name);
+  // RTLD_NEXT from an object after the guard (a user's own preload, a library listed before
+  // libcuda) finds the driver's function itself: a wrapped one is the guard's all the same.
+  void *found = handle == RTLD_NEXT ? NextSymbol(__builtin_return_address(0), name)
+                                    : RealDlsym()(handle, name);
   if (void *wrapper = WrapperFor(name, found, /*base_name=*/false)) return wrapper;
   return found;
 }

@@ -180,12 +180,21 @@ int RunRunCommand(int argc, char **argv) {
   }
   std::optional<std::string> guard_library;
   if (!no_guard) {
+    // Fail closed: a run whose allocations would go uncounted starts only when asked to.
     guard_library = RunGuard::FindLibrary();
     if (!guard_library) {
       std::fprintf(stderr,
-                   "%s: warning: libmgb-guard.so not found (set MGB_GUARD_LIB); the program "
-                   "runs unguarded within its first grant\n",
+                   "%s: libmgb-guard.so not found (set MGB_GUARD_LIB), so the program's memory "
+                   "cannot be counted; --no-guard runs it within its first grant\n",
                    argv[0]);
+      return 1;
+    }
+    if (std::optional<std::string> why = RunGuard::Unloadable(*guard_library)) {
+      std::fprintf(stderr,
+                   "%s: the guard %s cannot be loaded (%s), so the program's memory cannot be "
+                   "counted; --no-guard runs it within its first grant\n",
+                   argv[0], guard_library->c_str(), why->c_str());
+      return 1;
     }
   }
 
@@ -217,8 +226,12 @@ int RunRunCommand(int argc, char **argv) {
     guard = RunGuard::Start(**client, placement->task_id, placement->memory_bytes, max_memory,
                             *guard_library, &error);
     if (!guard) {
-      std::fprintf(stderr, "%s: warning: %s; the program runs unguarded within its first grant\n",
+      std::fprintf(stderr,
+                   "%s: %s, so the program's memory cannot be counted; --no-guard runs it within "
+                   "its first grant\n",
                    argv[0], error.c_str());
+      (void)(*client)->TaskEnd(placement->task_id);
+      return 1;
     }
   }
   // Without the guard the first grant is all the program may hold.

@@ -1,8 +1,12 @@
 #include "run_guard.h"
 
+#include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "mgb/core/byte_size.h"
@@ -34,23 +38,54 @@ std::optional<std::string> RunGuard::FindLibrary() {
   return std::nullopt;
 }
 
+std::optional<std::string> RunGuard::Unloadable(const std::string &library) {
+  // ld.so only warns about a preload it cannot load, and the program would run uncounted.
+  void *handle = dlopen(library.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char *why = dlerror();
+    return std::string(why != nullptr ? why : "dlopen failed");
+  }
+  dlclose(handle);
+  return std::nullopt;
+}
+
 std::unique_ptr<RunGuard> RunGuard::Start(Client &client, uint64_t task_id, uint64_t reserved,
                                           uint64_t cap, const std::string &library,
                                           std::string *error) {
+  // $TMPDIR, else (or when it cannot be written) /tmp, then /dev/shm.
+  std::string dir;
+  std::vector<std::string> tried;
   const char *tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/mgb-run-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) {
-    *error = "cannot make a directory like " + pattern;
+  for (const std::string &base :
+       {std::string(tmp != nullptr ? tmp : ""), std::string("/tmp"), std::string("/dev/shm")}) {
+    if (base.empty()) continue;
+    std::string pattern = base + "/mgb-run-XXXXXX";
+    if (mkdtemp(pattern.data()) != nullptr) {
+      dir = pattern;
+      break;
+    }
+    tried.push_back(pattern + " (" + std::strerror(errno) + ")");
+  }
+  if (dir.empty()) {
+    *error = "cannot make a run directory: tried";
+    for (const std::string &t : tried) *error += " " + t;
     return nullptr;
   }
-  std::unique_ptr<RunGuard> guard(new RunGuard(client, task_id, pattern, library));
+  std::unique_ptr<RunGuard> guard(new RunGuard(client, task_id, dir, library));
   guard->ledger_ = guard::RunLedger::Create(guard->dir_, reserved, cap, error);
   if (guard->ledger_ == nullptr) return nullptr;
   RunGuard *self = guard.get();
   guard->server_ = guard::GrowServer::Start(
       guard->dir_, [self](uint64_t missing) { return self->Grow(missing); }, error);
   if (guard->server_ == nullptr) return nullptr;
+  if (geteuid() == 0) {
+    // A program run by root may drop its privileges (a service, `su`, setpriv): the guard in it
+    // must still reach the ledger and the channel. The directory's name is random and cannot be
+    // listed; only a process of the program's new user could learn it, from the program itself.
+    (void)chmod(guard->dir_.c_str(), 0711);
+    (void)chmod((guard->dir_ + "/ledger").c_str(), 0666);
+    (void)chmod((guard->dir_ + "/grow.sock").c_str(), 0666);
+  }
   return guard;
 }
 

@@ -22,6 +22,8 @@ class RunGuard {
  public:
   // The guard library: $MGB_GUARD_LIB, else beside this executable's install or build tree.
   static std::optional<std::string> FindLibrary();
+  // Why the guard library cannot be loaded (ld.so would skip it with a warning); none if it can.
+  static std::optional<std::string> Unloadable(const std::string &library);
 
   // reserved: the task's reservation now; cap: --max-mem (0: none). Null with *error set when the
   // directory, ledger or channel cannot be made.

@@ -3,7 +3,9 @@
  * cuGetProcAddress_v2, ask it for each function) and, with GUARD_PROBE_LINKED, as a C program
  * linked with -lcuda calls the driver. Each argument is one step; each prints its result:
  *   alloc:MIB async:MIB pitch:MIB vmm:MIB   allocate (the last one made is freed by `free`)
- *   free info sleep:MS next fork:MIB */
+ *   free info sleep:MS next fork:MIB
+ *   setuid:UID      become user (and group) UID
+ *   nextalloc:MIB   allocate through next_alloc_preload.c's dlsym(RTLD_NEXT) (it must be preloaded) */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -82,6 +84,11 @@ int main(int argc, char **argv) {
       printf("info free=%zu total=%zu MiB\n", free_bytes >> 20, total >> 20);
     } else if (strncmp(step, "sleep:", 6) == 0) {
       usleep((useconds_t)mib * 1000);
+    } else if (strncmp(step, "setuid:", 7) == 0) {  /* drops root's privileges, as services do */
+      rc = setgid((gid_t)mib) != 0 || setuid((uid_t)mib) != 0;
+    } else if (strncmp(step, "nextalloc:", 10) == 0) {
+      int (*next_alloc)(size_t) = (int (*)(size_t))dlsym(RTLD_DEFAULT, "next_alloc");
+      rc = next_alloc != NULL ? next_alloc(bytes) : 99;
     } else if (strcmp(step, "next") == 0) {
       rc = dlsym(RTLD_NEXT, "puts") == dlsym(RTLD_DEFAULT, "puts") ? 0 : 1;
     } else if (strncmp(step, "fork:", 5) == 0) {

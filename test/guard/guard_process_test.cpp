@@ -97,6 +97,52 @@ TEST_CASE(
   CHECK(RunProcess(Run({"--mem", "2G", "--max-mem", "1G"}, {"true"}), Env(*mgbd)).exit_code == 2);
 }
 
+// Issue 32, item 10: dlsym(RTLD_NEXT, "cuMemAlloc_v2") from a library after the guard reached
+// the driver uncounted.
+TEST_CASE("a preloaded library's dlsym(RTLD_NEXT) gets the guard's allocation, counted",
+          "[guard][hostile]") {
+  auto mgbd = StartDaemon(1, 16 * kGiB);
+  std::vector<std::string> env = Env(*mgbd);
+  env.push_back("LD_PRELOAD=" + std::string(NEXT_ALLOC_PRELOAD));  // mgb run puts the guard first
+  auto run = RunProcess(Run({"--max-mem", "1G"}, {GUARD_PROBE_LINKED, "nextalloc:2048"}), env);
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("nextalloc:2048 rc=2"));  // out-of-memory past --max-mem
+}
+
+// Issue 32, item 10: paths on which a run that promised counting ran unguarded.
+TEST_CASE("mgb run fails closed: an unwritable TMPDIR, a bad guard, a program that drops root",
+          "[guard][hostile]") {
+  auto mgbd = StartDaemon(1, 16 * kGiB);
+  SECTION("TMPDIR cannot be written: the run directory goes to /tmp") {
+    std::vector<std::string> env = Env(*mgbd);
+    env.push_back("TMPDIR=/nonexistent/tmp");
+    auto run = RunProcess(Run({"--max-mem", "1G"}, {GUARD_PROBE, "alloc:2048"}), env);
+    INFO(run.out << run.err);
+    CHECK_THAT(run.out, Catch::Contains("alloc:2048 rc=2"));  // counted: past --max-mem
+  }
+  SECTION("a guard library that cannot be loaded: the run does not start") {
+    std::vector<std::string> env = Env(*mgbd);
+    env.push_back("MGB_GUARD_LIB=/etc/hostname");
+    auto run = RunProcess(Run({"--max-mem", "1G"}, {GUARD_PROBE, "alloc:2048"}), env);
+    CHECK(run.exit_code == 1);
+    CHECK(run.out.empty());
+    CHECK_THAT(run.err, Catch::Contains("cannot be loaded") && Catch::Contains("--no-guard"));
+  }
+  SECTION("root's program that becomes another user is still counted") {
+    if (geteuid() != 0) return;  // only root can drop to another user
+    auto run = RunProcess(
+        Run({"--max-mem", "1G"}, {GUARD_PROBE_LINKED, "setuid:65534", "alloc:2048", "alloc:512"}),
+        Env(*mgbd));
+    INFO(run.out << run.err);
+    CHECK_THAT(run.out, Catch::Contains("setuid:65534 rc=0"));
+    CHECK_THAT(run.out, Catch::Contains("alloc:2048 rc=2") && Catch::Contains("alloc:512 rc=0"));
+  }
+  auto status = Client::StatusAt(mgbd->socket);
+  REQUIRE(status.ok());
+  CHECK(status->tasks_size() == 0);
+}
+
 TEST_CASE("two programs that together exceed the GPU: the second's grow waits for the first",
           "[guard]") {
   auto mgbd = StartDaemon(1, 16 * kGiB);
@@ -152,8 +198,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "the guard outside mgb run forwards; a broken run directory leaves the program unguarded "
-    "with one warning; RTLD_NEXT still means the caller's next",
+    "the guard outside mgb run forwards; a broken run directory refuses allocations (unguarded "
+    "with MGB_UNMANAGED); RTLD_NEXT still means the caller's next",
     "[guard]") {
   const std::vector<std::string> env = {"LD_PRELOAD=" + std::string(GUARD_LIBRARY),
                                         "LD_LIBRARY_PATH=" + std::string(FAKE_DRIVER_DIR)};
@@ -163,11 +209,17 @@ TEST_CASE(
   CHECK(plain.err.empty());
   auto env_broken = env;
   env_broken.push_back("MGB_GUARD_DIR=/nonexistent/mgb-run");
+  // Fail closed (issue 32, item 10): the run promised counting, so nothing is allocated
+  // uncounted; MGB_UNMANAGED=1 runs it unguarded, saying so.
   auto broken = RunProcess({GUARD_PROBE, "alloc:1024"}, env_broken);
   CHECK(broken.exit_code == 0);
-  CHECK_THAT(broken.out, Catch::Contains("alloc:1024 rc=0"));
-  CHECK_THAT(broken.err,
-             Catch::Contains("/nonexistent/mgb-run/ledger") && Catch::Contains("runs unguarded"));
+  CHECK_THAT(broken.out, Catch::Contains("alloc:1024 rc=2"));
+  CHECK_THAT(broken.err, Catch::Contains("/nonexistent/mgb-run/ledger") &&
+                             Catch::Contains("allocations are refused"));
+  env_broken.push_back("MGB_UNMANAGED=1");
+  auto unmanaged = RunProcess({GUARD_PROBE, "alloc:1024"}, env_broken);
+  CHECK_THAT(unmanaged.out, Catch::Contains("alloc:1024 rc=0"));
+  CHECK_THAT(unmanaged.err, Catch::Contains("running unguarded"));
 }
 
 }  // namespace mgb::test
