@@ -7,7 +7,13 @@ each flood, mgbd answers within 1 s; every holder not killed on purpose exits 0 
 mgbd restarts: docs/service.md, "Restarts"); at the end nothing is left reserved. Prints the
 figures and exits 1 if any check failed.
 
-Usage: scripts/soak.py --build BUILD_DIR [--minutes 30] [--holders 40] [--seed 1]
+With --hostile, a hostile local user joins (service_test_hostile, as uid 65534 when run as
+root): lane connections that park TaskBegins and never read, Watch streams that never read,
+65,000-byte labels, forged restores; and an honest probe times its decisions all along. Then
+also: mgbd never dies by itself, the probe's decision p99 stays <= 10 ms, and mgbd's RSS stays
+under 1 GiB.
+
+Usage: scripts/soak.py --build BUILD_DIR [--minutes 30] [--holders 40] [--seed 1] [--hostile]
 """
 import argparse
 import json
@@ -32,6 +38,8 @@ def parse_args():
     p.add_argument("--minutes", type=float, default=30.0, help="how long to run (default 30)")
     p.add_argument("--holders", type=int, default=40, help="holder processes kept alive (default 40)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--hostile", action="store_true",
+                   help="a hostile user and an honest latency probe join (see above)")
     return p.parse_args()
 
 
@@ -41,13 +49,17 @@ class Soak:
         self.mgbd_bin = os.path.join(args.build, "service", "mgbd")
         self.mgb_bin = os.path.join(args.build, "service", "mgb")
         self.holder_bin = os.path.join(args.build, "test", "service", "service_test_holder")
-        for path in (self.mgbd_bin, self.mgb_bin, self.holder_bin):
+        self.hostile_bin = os.path.join(args.build, "test", "adversarial", "service_test_hostile")
+        self.hostile = args.hostile
+        needed = [self.mgbd_bin, self.mgb_bin, self.holder_bin] + ([self.hostile_bin] if self.hostile else [])
+        for path in needed:
             if not os.access(path, os.X_OK):
                 sys.exit(f"soak: {path} is not built (build {args.build} first)")
         self.rng = random.Random(args.seed)
         self.deadline = time.monotonic() + args.minutes * 60
         self.target_holders = args.holders
         self.dir = tempfile.mkdtemp(prefix="mgb-soak-")
+        os.chmod(self.dir, 0o755)  # the hostile user (uid 65534) reaches the socket
         self.socket = os.path.join(self.dir, "mgbd.sock")
         self.gpus = os.path.join(self.dir, "gpus.json")
         with open(self.gpus, "w") as f:
@@ -60,18 +72,67 @@ class Soak:
         self.figures = dict(holders_started=0, holders_ok=0, holders_killed=0, holders_failed=0,
                             mgbd_restarts=0, floods=0, flood_connections=0,
                             status_after_flood_max_ms=0.0, samples=0, over_grants=0,
-                            unanswered_samples=0)
+                            unanswered_samples=0, hostile_runs=0, mgbd_crashes=0,
+                            probe_decisions=0, probe_errors=0, mgbd_rss_max_mib=0.0)
+        self.hostiles = []   # Popen
+        self.probe = None
+        self.latencies_us = []  # (start, monotonic seconds; latency, microseconds)
+        self.outages = []       # [from, to] monotonic seconds: mgbd restarting
         self.failures = []
         self.sampling = True
         self.lock = threading.Lock()
 
     # ---- processes -----------------------------------------------------------------------
     def start_mgbd(self):
-        self.mgbd = subprocess.Popen([self.mgbd_bin, "--socket", self.socket, "--gpus", self.gpus],
+        self.mgbd = subprocess.Popen([self.mgbd_bin, "--socket", self.socket, "--gpus", self.gpus,
+                                      "--profile-store", "none"],
                                      stdout=self.log, stderr=self.log)
         end = time.monotonic() + 10
         while time.monotonic() < end and not self.status(timeout_ms=200):
             time.sleep(0.05)
+        if self.hostile and os.path.exists(self.socket):
+            os.chmod(self.socket, 0o666)  # another local user may connect, as on a shared node
+
+    def check_mgbd(self):
+        """mgbd must never end unless we killed it; its RSS is sampled."""
+        if self.mgbd.poll() is not None:
+            self.figures["mgbd_crashes"] += 1
+            self.failures.append(f"mgbd exited by itself ({self.mgbd.returncode})")
+            self.start_mgbd()
+            return
+        try:
+            with open(f"/proc/{self.mgbd.pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        mib = int(line.split()[1]) / 1024
+                        self.figures["mgbd_rss_max_mib"] = max(self.figures["mgbd_rss_max_mib"], round(mib, 1))
+        except OSError:
+            pass
+
+    def hostile_env(self):
+        env = dict(os.environ)
+        if os.geteuid() == 0:
+            env["MGB_HOSTILE_UID"] = "65534"
+        return env
+
+    def hostile_act(self):
+        mode = self.rng.choice(["lanes", "watchers", "labels", "restore"])
+        args = {"lanes": ["lanes", "20", "200", "20"], "watchers": ["watchers", "200", "20"],
+                "labels": ["labels", "100", "10"], "restore": ["restore", "50"]}[mode]
+        self.hostiles.append(subprocess.Popen([self.hostile_bin, self.socket] + args, env=self.hostile_env(),
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        self.figures["hostile_runs"] += 1
+        self.hostiles = [p for p in self.hostiles if p.poll() is None]
+
+    def read_probe(self):
+        if self.probe is None:
+            return
+        for line in self.probe.stdout:
+            words = line.split()
+            if len(words) == 2 and all(w.isdigit() for w in words):
+                self.latencies_us.append((int(words[0]) / 1e6, int(words[1])))
+            elif words:
+                self.figures["probe_errors"] += 1
 
     def status(self, timeout_ms=1000):
         try:
@@ -114,10 +175,14 @@ class Soak:
             os.kill(pid, signal.SIGKILL)
 
     def restart_mgbd(self):
+        # Decisions from the kill until the new mgbd's restore window (3 s) has passed are an
+        # outage, not a decision's latency: the probe's samples there are left out.
+        self.outages.append([time.monotonic(), None])
         self.mgbd.kill()
         self.mgbd.wait()
         time.sleep(self.rng.uniform(0.2, 1.0))
         self.start_mgbd()
+        self.outages[-1][1] = time.monotonic() + 4.0
         self.figures["mgbd_restarts"] += 1
 
     def flood(self):
@@ -165,6 +230,13 @@ class Soak:
         self.start_mgbd()
         sampler = threading.Thread(target=self.sampler)
         sampler.start()
+        probe_reader = None
+        if self.hostile:
+            seconds = int(self.deadline - time.monotonic()) + 1
+            self.probe = subprocess.Popen([self.hostile_bin, self.socket, "probe", str(seconds)],
+                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            probe_reader = threading.Thread(target=self.read_probe)
+            probe_reader.start()
         next_event = time.monotonic() + 10
         last_progress = time.monotonic()
         try:
@@ -172,8 +244,12 @@ class Soak:
                 self.reap_holders()
                 while len(self.holders) < self.target_holders:
                     self.start_holder()
+                self.check_mgbd()
                 if time.monotonic() >= next_event:
-                    event = self.rng.choice(["kill_holders", "restart_mgbd", "flood"])
+                    events = ["kill_holders", "restart_mgbd", "flood"]
+                    if self.hostile:
+                        events += ["hostile_act"] * 3
+                    event = self.rng.choice(events)
                     getattr(self, event)()
                     next_event = time.monotonic() + self.rng.uniform(5, 15)
                 if time.monotonic() - last_progress >= 60:
@@ -203,16 +279,38 @@ class Soak:
         finally:
             self.sampling = False
             sampler.join()
+            for p in self.hostiles:
+                p.kill()
+            if self.probe is not None:
+                self.probe.kill()
+                probe_reader.join()
+                self.summarise_probe()
             for p in self.holders.values():
                 p.kill()
             if self.mgbd:
                 self.mgbd.send_signal(signal.SIGTERM)
                 self.mgbd.wait()
         print("soak: " + json.dumps(self.figures, indent=1))
+        if self.hostile and self.figures["mgbd_rss_max_mib"] > 1024:
+            self.failures.append(f"mgbd RSS reached {self.figures['mgbd_rss_max_mib']} MiB (limit 1024)")
         for f in self.failures[:20]:
             print("soak: FAIL " + f)
         print(f"soak: {'FAILED' if self.failures else 'PASSED'} ({len(self.failures)} failures); mgbd log {self.log.name}")
         return 1 if self.failures else 0
+
+
+    def summarise_probe(self):
+        in_outage = lambda t: any(a <= t <= (b if b is not None else a + 15) for a, b in self.outages)
+        lat = sorted(us for t, us in self.latencies_us if not in_outage(t))
+        self.figures["probe_decisions"] = len(lat)
+        self.figures["probe_decisions_in_restarts"] = len(self.latencies_us) - len(lat)
+        if not lat:
+            self.failures.append("the honest probe made no decision")
+            return
+        pick = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] / 1000
+        self.figures.update(probe_p50_ms=pick(0.50), probe_p99_ms=pick(0.99), probe_max_ms=lat[-1] / 1000)
+        if pick(0.99) > 10:
+            self.failures.append(f"honest decision p99 {pick(0.99):.2f} ms (limit 10)")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
       "mgbd",
       "mgbd --socket PATH [--gpus FILE] [--policy NAME] [--mps [--mps-dir DIR]]\n"
       "            [--context-reserve BYTES] [--run-default-mem SIZE] [--profile-store PATH]\n"
-      "            [--slurm [--slurm-grants PATH]] [--verbose N]\n\n"
+      "            [--slurm [--slurm-grants PATH] [--slurm-outside-jobs]] [--verbose N]\n\n"
       "The node scheduler: programs linked with libmgb (and `mgb run`) ask it for a GPU per task.\n"
       "Without --gpus the GPUs come from NVML (libnvidia-ml.so.1).");
   flags.String("socket", &options.socket_path,
@@ -65,6 +65,9 @@ int main(int argc, char **argv) {
   flags.Bool("slurm", &options.slurm,
              "Slurm node (docs/slurm.md): each process's tasks count against its job's GPU memory "
              "grant (--gres=gpumem), set by `mgb slurm-hook prolog` and ended by the epilog");
+  flags.Bool("slurm-outside-jobs", &options.slurm_outside_jobs,
+             "with --slurm, let users' processes that are in no Slurm job open sessions, "
+             "unlimited (default: only root's and mgbd's own)");
   flags.String("slurm-grants", &options.slurm_grants,
                "file keeping the jobs' grants across restarts (default: mgbd-slurm-grants.tsv "
                "beside the socket; none: in memory only)");

@@ -110,6 +110,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
       service_options.job_grants = LoadJobGrants(service_options.job_grants_file, &warnings);
     }
     service_options.hook_uid = geteuid();
+    service_options.slurm_outside_jobs = options.slurm_outside_jobs;
   }
   for (const std::string &warning : warnings)
     std::fprintf(stderr, "mgbd: warning: %s\n", warning.c_str());

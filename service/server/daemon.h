@@ -37,6 +37,7 @@ struct DaemonOptions {
   // granted before a restart is restored after it), or "" for mgbd-restore.tsv in the state
   // directory.
   std::string restore_key;
+  bool slurm_outside_jobs = false;  // --slurm-outside-jobs
   // Learned peaks (docs/service.md): the file they are kept in; empty: mgbd-profiles.tsv in the
   // socket's directory; "none": in memory only.
   std::string profile_store;

@@ -69,6 +69,8 @@ struct ServiceOptions {
   std::string job_grants_file;
   // Besides root, the one uid whose processes may call JobBegin / JobEnd (mgbd's own).
   uint32_t hook_uid = 0;
+  // With job_of: whether other users' processes in no job may open sessions (unlimited).
+  bool slurm_outside_jobs = false;
   // What one local user may hold (client_limits.h).
   ClientLimits limits;
   // Restores (AttachRequest.restore) need a token of the mgbd before this one and come only in

@@ -7,6 +7,7 @@
 
 #include <deque>
 
+#include "absl/strings/str_cat.h"
 #include "mgb/core/error_reason.h"
 #include "proto_convert.h"
 #include "scheduler_service.h"
@@ -126,14 +127,16 @@ class SchedulerService::Stream : public grpc::ServerWriteReactor<Message> {
 class SchedulerService::AttachReactor final : public Stream<v1::SessionEvent> {
  public:
   AttachReactor(SchedulerService *service, grpc::ServerContextBase *context,
-                const v1::AttachRequest &request, const std::string &user, uint64_t job)
+                const v1::AttachRequest &request, const std::string &user, uint64_t job,
+                absl::Status admitted)
       : Stream(context), service_(service), key_(RandomSessionKey()) {
     self_.reset(this);
     std::weak_ptr<AttachReactor> me = std::static_pointer_cast<AttachReactor>(self_);
     v1::SessionEvent event;
-    absl::Status refused;
+    absl::Status refused = std::move(admitted);
     const ClientLimits &limits = service_->service_options_.limits;
     service_->Locked([&] {
+      if (!refused.ok()) return;
       refused = service_->user_counts_.AdmitSession(user);
       if (!refused.ok()) return;
       service_->user_counts_.SessionOpened(user);
@@ -259,6 +262,7 @@ grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
   v1::AttachRequest attach = *request;
   std::string user;
   uint64_t job = 0;
+  absl::Status admitted;
   if (service_options_.peer) {
     if (std::optional<PeerIdentity> peer = service_options_.peer(context->peer())) {
       if (peer->pid != attach.pid() && service_options_.verbosity >= 1) {
@@ -269,9 +273,19 @@ grpc::ServerWriteReactor<v1::SessionEvent> *SchedulerService::Attach(
       user = UserName(peer->uid);  // the same as PeerUser's
       // Read from /proc before the lock: the process cannot change which job it is in.
       if (service_options_.job_of) job = service_options_.job_of(peer->pid).value_or(0);
+      // Under --slurm a user's process in no job would hold memory past every grant (one that
+      // left its job's process tree, or the walk's depth): only root and mgbd's own user may.
+      if (service_options_.job_of && job == 0 && !service_options_.slurm_outside_jobs &&
+          peer->uid != 0 && peer->uid != service_options_.hook_uid) {
+        admitted = core::Refusal(
+            core::ErrorReason::kNoJobGrant,
+            absl::StrCat("pid ", peer->pid, " (", user,
+                         ") is in no Slurm job; mgbd --slurm places only jobs' processes "
+                         "(--slurm-outside-jobs lets others in)"));
+      }
     }
   }
-  return new AttachReactor(this, context, attach, user, job);
+  return new AttachReactor(this, context, attach, user, job, std::move(admitted));
 }
 
 std::string SchedulerService::PeerUser(grpc::CallbackServerContext *context) const {

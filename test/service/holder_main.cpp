@@ -17,7 +17,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   auto client = mgb::Client::Connect(argv[1], getpid(), "holder");
-  if (!client.ok()) return 1;
+  if (!client.ok()) {
+    std::fprintf(stderr, "holder: %s\n", std::string(client.status().message()).c_str());
+    return 1;
+  }
   const uint64_t bytes = std::strtoull(argv[2], nullptr, 10);
   const int rounds = argc == 5 ? std::atoi(argv[4]) : 1;
   for (int round = 0; round < rounds; ++round) {

@@ -1,6 +1,7 @@
 // mgbd --slurm through its real gRPC socket (docs/slurm.md): sessions belong to their process's
 // job (read from a fake /proc here; the loopback test uses real Slurm), each job is held to the
 // grant JobBegin set, JobEnd ends its sessions, and grants outlive a restart.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -167,6 +168,30 @@ TEST_CASE("without --slurm, or outside any job, nothing changes", "[slurm]") {
   absl::StatusOr<v1::StatusReply> status = Client::StatusAt(dir.File("mgbd.sock"));
   REQUIRE(status.ok());
   CHECK(status->tasks(0).job_id() == 0u);
+}
+
+// Issue 32, item 11: a process that left its job's process tree (setsid and re-parenting, or
+// 70 nested shells past the walk's depth) was placed as "no job", past its grant.
+TEST_CASE("under --slurm a user's process in no job opens no session", "[slurm][hostile]") {
+  if (geteuid() != 0) return;  // becoming another user takes root
+  for (const bool outside_allowed : {false, true}) {
+    TempDir dir;
+    server::DaemonOptions options = ConfigGpuOptions(dir, 1, 16 * kGiB);
+    options.slurm = true;
+    options.slurm_proc_root = dir.File("empty-proc");  // no process is in a job
+    options.slurm_outside_jobs = outside_allowed;
+    auto d = server::Daemon::Start(options);
+    REQUIRE(d.ok());
+    chmod(dir.path().c_str(), 0755);
+    chmod(options.socket_path.c_str(), 0666);
+    // The holder as uid 65534 asks for 1 GiB and exits 0 once placed (two rounds of 1 ms).
+    auto holder =
+        RunProcess({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                    MGB_TEST_HOLDER, options.socket_path, std::to_string(kGiB), "1", "1"});
+    INFO(holder.out << holder.err);
+    CHECK((holder.exit_code == 0) == outside_allowed);
+    if (!outside_allowed) CHECK_THAT(holder.err, Catch::Contains("in no Slurm job"));
+  }
 }
 
 }  // namespace mgb::test
