@@ -10,10 +10,11 @@ figures and exits 1 if any check failed.
 With --hostile, a hostile local user joins (service_test_hostile, as uid 65534 when run as
 root): lane connections that park TaskBegins and never read, Watch streams that never read,
 65,000-byte labels, forged restores; and an honest probe times its decisions all along. Then
-also: mgbd never dies by itself, the probe's decision p99 stays <= 10 ms, and mgbd's RSS stays
-under 1 GiB.
+also: mgbd never dies by itself and its RSS stays under 1 GiB; the probe's decision p50/p99/max
+are reported, and with --p99-limit-ms checked (a figure of a quiet machine, not for CTest).
 
 Usage: scripts/soak.py --build BUILD_DIR [--minutes 30] [--holders 40] [--seed 1] [--hostile]
+                       [--p99-limit-ms 10]
 """
 import argparse
 import json
@@ -40,6 +41,8 @@ def parse_args():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--hostile", action="store_true",
                    help="a hostile user and an honest latency probe join (see above)")
+    p.add_argument("--p99-limit-ms", type=float, default=0,
+                   help="with --hostile: fail when the probe's decision p99 exceeds this (0: report only)")
     return p.parse_args()
 
 
@@ -51,6 +54,7 @@ class Soak:
         self.holder_bin = os.path.join(args.build, "test", "service", "service_test_holder")
         self.hostile_bin = os.path.join(args.build, "test", "adversarial", "service_test_hostile")
         self.hostile = args.hostile
+        self.p99_limit_ms = args.p99_limit_ms
         needed = [self.mgbd_bin, self.mgb_bin, self.holder_bin] + ([self.hostile_bin] if self.hostile else [])
         for path in needed:
             if not os.access(path, os.X_OK):
@@ -309,8 +313,8 @@ class Soak:
             return
         pick = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] / 1000
         self.figures.update(probe_p50_ms=pick(0.50), probe_p99_ms=pick(0.99), probe_max_ms=lat[-1] / 1000)
-        if pick(0.99) > 10:
-            self.failures.append(f"honest decision p99 {pick(0.99):.2f} ms (limit 10)")
+        if self.p99_limit_ms > 0 and pick(0.99) > self.p99_limit_ms:
+            self.failures.append(f"honest decision p99 {pick(0.99):.2f} ms (limit {self.p99_limit_ms})")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -142,6 +143,15 @@ std::chrono::milliseconds WaitFor(const std::function<bool()> &condition,
     if (condition()) return spent;
     if (spent >= limit) return limit;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+bool ReachableByOthers(const std::string &path) {
+  for (std::filesystem::path dir = std::filesystem::absolute(path).parent_path();;
+       dir = dir.parent_path()) {
+    struct stat st {};
+    if (stat(dir.c_str(), &st) != 0 || (st.st_mode & S_IXOTH) == 0) return false;
+    if (dir == dir.root_path()) return true;
   }
 }
 

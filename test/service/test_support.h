@@ -58,6 +58,10 @@ ProcessResult RunProcess(const std::vector<std::string> &argv,
 // Starts argv in the background (stdout/stderr to /dev/null); returns its pid.
 int StartProcess(const std::vector<std::string> &argv);
 
+// Whether another user could reach `path`: every directory above it lets others through. Tests
+// that run a program as another user skip themselves when not (a build under a private folder).
+bool ReachableByOthers(const std::string &path);
+
 // The whole file (empty if it cannot be read).
 std::string ReadFile(const std::string &path);
 
