@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "error_reasons.h"
+#include "client_channel.h"
 #include "lane_client.h"
 #include "mgb.grpc.pb.h"
 
@@ -32,17 +33,6 @@ std::string SocketFromEnvironment() {
 }
 
 namespace {
-
-// A call's status with the reason mgbd named in its trailing metadata (error_reasons.h).
-absl::Status FromGrpc(const grpc::Status &status, const grpc::ClientContext &context) {
-  if (status.ok()) return absl::OkStatus();
-  absl::Status out(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
-  const auto &trailers = context.GetServerTrailingMetadata();
-  auto reason = trailers.find(kErrorReasonKey);
-  if (reason == trailers.end()) return out;
-  return core::WithReason(std::move(out), ParseErrorReason(std::string_view(
-                                              reason->second.data(), reason->second.size())));
-}
 
 // A refusal of the request itself by a live session: there is no lost session to wait for. An
 // unknown session or task may come from an mgbd that restarted, and a session or job end ends the
@@ -61,50 +51,6 @@ bool RefusedByLiveSession(const absl::Status &status) {
     case core::ErrorReason::kSlurmDisabled: return true;
     default: return false;
   }
-}
-
-// Blocks every asynchronous signal in the calling thread while alive, so that threads started
-// meanwhile (ours and gRPC's) inherit a mask that leaves signals to the application.
-class BlockSignals {
- public:
-  BlockSignals() {
-    sigset_t all;
-    sigfillset(&all);
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT}) sigdelset(&all, sig);
-    pthread_sigmask(SIG_BLOCK, &all, &old_);
-  }
-  ~BlockSignals() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-
- private:
-  sigset_t old_;
-};
-
-std::shared_ptr<grpc::Channel> ChannelTo(const std::string &socket_path) {
-  grpc::ChannelArguments args;
-  // No bandwidth-delay-product probes on a local socket: gRPC's BdpEstimator draws their jitter
-  // from the C library's rand(), which shifted the rand() sequence of the program libmgb is
-  // linked into (found on an H100: a particle program seeded with srand() printed different
-  // distances rewritten; the rand() calls traced to BdpEstimator::CompletePing).
-  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
-  // Status lists up to 2,000 running and 2,000 waiting tasks: more than gRPC's 4 MB default.
-  args.SetMaxReceiveMessageSize(64 << 20);
-  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
-}
-
-absl::Status WaitConnected(grpc::Channel &channel, const std::string &socket_path,
-                           std::chrono::milliseconds timeout) {
-  if (channel.WaitForConnected(std::chrono::system_clock::now() + timeout)) return absl::OkStatus();
-  // Say why when the file tells: a socket this user may not use is not "mgbd not running".
-  if (access(socket_path.c_str(), F_OK) == 0 && access(socket_path.c_str(), R_OK | W_OK) != 0 &&
-      errno == EACCES) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "mgbd's socket ", socket_path,
-        " exists but this user may not connect to it (permission denied); mgbd admits its own "
-        "user and group: ask its operator to add you to that group"));
-  }
-  return absl::UnavailableError(absl::StrCat("mgbd is not reachable at socket ", socket_path,
-                                             " (waited ", timeout.count(),
-                                             " ms); is mgbd running? Use --socket or MGB_SOCKET"));
 }
 
 int64_t UnixMs(std::chrono::system_clock::time_point t) {
@@ -656,77 +602,5 @@ absl::Status Client::TaskEnd(uint64_t task_id) { return Impl(this).End(task_id);
 void Client::Flush() { Impl(this).Flush(); }
 
 absl::StatusOr<v1::StatusReply> Client::Status() { return Impl(this).Snapshot(); }
-
-namespace {
-
-// One unary call of a tool that opens no session: connect within `timeout`, call, answer.
-template <class Request, class Reply>
-absl::StatusOr<Reply> CallAt(const std::string &socket_path, std::chrono::milliseconds timeout,
-                             grpc::Status (v1::Scheduler::Stub::*method)(grpc::ClientContext *,
-                                                                         const Request &, Reply *),
-                             const Request &request) {
-  BlockSignals block;
-  std::shared_ptr<grpc::Channel> channel = ChannelTo(socket_path);
-  if (absl::Status st = WaitConnected(*channel, socket_path, timeout); !st.ok()) return st;
-  std::unique_ptr<v1::Scheduler::Stub> stub = v1::Scheduler::NewStub(channel);
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + timeout);
-  Reply reply;
-  if (grpc::Status st = ((*stub).*method)(&context, request, &reply); !st.ok()) {
-    return FromGrpc(st, context);
-  }
-  return reply;
-}
-
-}  // namespace
-
-absl::StatusOr<v1::StatusReply> Client::StatusAt(const std::string &socket_path,
-                                                 std::chrono::milliseconds timeout) {
-  return CallAt(socket_path, timeout, &v1::Scheduler::Stub::Status, v1::StatusRequest());
-}
-
-absl::Status Client::JobBeginAt(const std::string &socket_path, uint64_t job_id,
-                                uint64_t memory_bytes, std::chrono::milliseconds timeout) {
-  v1::JobBeginRequest request;
-  request.set_job_id(job_id);
-  request.set_memory_bytes(memory_bytes);
-  return CallAt(socket_path, timeout, &v1::Scheduler::Stub::JobBegin, request).status();
-}
-
-absl::StatusOr<uint32_t> Client::JobEndAt(const std::string &socket_path, uint64_t job_id,
-                                          std::chrono::milliseconds timeout) {
-  v1::JobEndRequest request;
-  request.set_job_id(job_id);
-  absl::StatusOr<v1::JobEndReply> reply =
-      CallAt(socket_path, timeout, &v1::Scheduler::Stub::JobEnd, request);
-  if (!reply.ok()) return reply.status();
-  return reply->sessions_ended();
-}
-
-absl::Status Client::WatchAt(const std::string &socket_path,
-                             const std::function<bool(const v1::Event &)> &on_event,
-                             std::chrono::milliseconds connect_timeout) {
-  std::shared_ptr<grpc::Channel> channel;
-  {
-    BlockSignals block;
-    channel = ChannelTo(socket_path);
-    if (absl::Status st = WaitConnected(*channel, socket_path, connect_timeout); !st.ok())
-      return st;
-  }
-  std::unique_ptr<v1::Scheduler::Stub> stub = v1::Scheduler::NewStub(channel);
-  grpc::ClientContext context;
-  std::unique_ptr<grpc::ClientReader<v1::Event>> stream = stub->Watch(&context, v1::WatchRequest());
-  v1::Event event;
-  while (stream->Read(&event)) {
-    if (!on_event(event)) {
-      context.TryCancel();
-      stream->Finish();
-      return absl::OkStatus();
-    }
-  }
-  grpc::Status status = stream->Finish();
-  return status.ok() ? absl::UnavailableError("mgbd ended the event stream")
-                     : FromGrpc(status, context);
-}
 
 }  // namespace mgb
