@@ -271,6 +271,10 @@ class Soak:
                 self.killed.add(pid)
                 os.kill(pid, signal.SIGKILL)
             self.reap_holders()
+            # The hostile user leaves too: what it held must come free like anyone's.
+            for p in self.hostiles:
+                p.kill()
+                p.wait()
             time.sleep(1.0)
             final = self.status()
             if final is None:
