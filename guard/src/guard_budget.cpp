@@ -1,6 +1,6 @@
 #include "guard_budget.h"
 
-#include <unistd.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -52,14 +52,30 @@ void GuardBudget::Release(uint64_t bytes) {
   SubtractFrom(counters_.allocated, bytes);
 }
 
+namespace {
+
+// Forks this process made, counted in each child (pthread_atfork): a child sees one more than
+// its parent did, and so claims a slot of its own; allocations need no getpid() and no lock.
+std::atomic<uint64_t> g_forks{0};
+
+void CountFork() { g_forks.fetch_add(1, std::memory_order_relaxed); }
+
+}  // namespace
+
 ProcessSlot *GuardBudget::Slot() {
-  const int64_t pid = getpid();
-  std::lock_guard lock(slot_mu_);
-  if (slot_owner_ != pid) {  // the first allocation, or the first in a forked child
-    slot_owner_ = pid;
-    slot_ = ClaimSlot(counters_);
+  static std::once_flag registered;
+  std::call_once(registered, [] { pthread_atfork(nullptr, nullptr, CountFork); });
+  const uint64_t current = g_forks.load(std::memory_order_relaxed) + 1;
+  if (slot_forks_.load(std::memory_order_acquire) == current) {
+    return slot_.load(std::memory_order_relaxed);
   }
-  return slot_;
+  // The first allocation, or the first in a forked child.
+  std::lock_guard lock(slot_mu_);
+  if (slot_forks_.load(std::memory_order_relaxed) != current) {
+    slot_.store(ClaimSlot(counters_), std::memory_order_relaxed);
+    slot_forks_.store(current, std::memory_order_release);
+  }
+  return slot_.load(std::memory_order_relaxed);
 }
 
 std::optional<std::pair<size_t, size_t>> GuardBudget::CappedInfo(size_t free, size_t total) const {

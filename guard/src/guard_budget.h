@@ -44,9 +44,9 @@ class GuardBudget {
 
   std::mutex grow_mu_;  // one grow at a time per process: the others then fit or ask again
   std::atomic<bool> unguarded_{false};
-  std::mutex slot_mu_;
-  ProcessSlot *slot_ = nullptr;
-  int64_t slot_owner_ = 0;  // the pid slot_ was claimed by
+  std::mutex slot_mu_;  // claiming only: allocations read the two atomics below
+  std::atomic<ProcessSlot *> slot_{nullptr};
+  std::atomic<uint64_t> slot_forks_{0};  // 1 + the forks counted when slot_ was claimed; 0: none
 };
 
 }  // namespace mgb::guard
