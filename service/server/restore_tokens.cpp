@@ -1,7 +1,5 @@
 #include "restore_tokens.h"
 
-#include <sys/random.h>
-
 #include <cstring>
 
 #include "absl/strings/ascii.h"
@@ -9,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "mgb/core/error_reason.h"
+#include "random_bytes.h"
 #include "state_file.h"
 
 namespace mgb::server {
@@ -60,12 +59,7 @@ uint64_t GetU64(const std::string &in, size_t at) {
 
 std::array<uint64_t, 4> RandomKey() {
   std::array<uint64_t, 4> key{};
-  size_t got = 0;
-  auto *bytes = reinterpret_cast<unsigned char *>(key.data());
-  while (got < sizeof key) {
-    const ssize_t n = getrandom(bytes + got, sizeof key - got, 0);
-    if (n > 0) got += static_cast<size_t>(n);
-  }
+  FillRandom(key.data(), sizeof key);
   return key;
 }
 

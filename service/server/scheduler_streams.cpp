@@ -3,13 +3,13 @@
 // watchers.
 #include <pwd.h>
 #include <malloc.h>
-#include <sys/random.h>
 
 #include <deque>
 
 #include "absl/strings/str_cat.h"
 #include "mgb/core/error_reason.h"
 #include "proto_convert.h"
+#include "random_bytes.h"
 #include "scheduler_service.h"
 #include "service_calls.h"
 
@@ -19,11 +19,7 @@ namespace {
 // 128 random bits from the kernel, as 32 hex digits: the secret that names a session.
 std::string RandomSessionKey() {
   unsigned char bytes[16];
-  size_t got = 0;
-  while (got < sizeof bytes) {
-    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n > 0) got += static_cast<size_t>(n);
-  }
+  FillRandom(bytes, sizeof bytes);
   static const char kHex[] = "0123456789abcdef";
   std::string key;
   for (unsigned char b : bytes) {
