@@ -50,9 +50,9 @@ int main(int argc, char **argv) {
   real.mem_alloc = InstantAlloc;
   real.mem_free = InstantFree;
   LedgerCounters counters;
-  counters.reserved = uint64_t{1} << 62;  // never grows: the common case
+  counters.gpu[0].reserved = uint64_t{1} << 62;  // never grows: the common case
   GuardBudget budget(
-      counters, [](uint64_t) { return GrowAnswer{}; }, false);
+      counters, [](uint64_t, uint32_t) { return GrowAnswer{}; }, false);
   GuardedDriver plain(real, nullptr), guarded(real, &budget);
   for (int round = 0; round < 3; ++round) {
     const double bare = TimePairs(plain, pairs, threads);

@@ -17,7 +17,7 @@ constexpr uint32_t kVersion = 1;
 
 struct RequestFrame {
   uint32_t version = kVersion;
-  uint32_t reserved_for_later = 0;
+  uint32_t gpu = 0;  // the run's GPU, by CUDA ordinal in the program
   uint64_t missing_bytes = 0;
 };
 
@@ -116,7 +116,7 @@ void GrowServer::Serve() {
         fds.erase(fds.begin() + static_cast<ptrdiff_t>(i));
         continue;
       }
-      const GrowAnswer answer = handler_(request.missing_bytes);
+      const GrowAnswer answer = handler_(request.missing_bytes, request.gpu);
       ReplyFrame reply;
       reply.verdict = answer.verdict;
       reply.reserved = answer.reserved;
@@ -133,7 +133,7 @@ GrowRequester::~GrowRequester() {
   if (fd_ >= 0 && owner_ == getpid()) close(fd_);
 }
 
-GrowAnswer GrowRequester::Ask(uint64_t missing_bytes) {
+GrowAnswer GrowRequester::Ask(uint64_t missing_bytes, uint32_t gpu) {
   std::lock_guard lock(mu_);
   if (fd_ >= 0 && owner_ != getpid()) fd_ = -1;  // a forked child: the parent's connection
   if (fd_ < 0) {
@@ -152,6 +152,7 @@ GrowAnswer GrowRequester::Ask(uint64_t missing_bytes) {
   }
   RequestFrame request;
   request.missing_bytes = missing_bytes;
+  request.gpu = gpu;
   ReplyFrame reply;
   ssize_t got = -1;
   if (send(fd_, &request, sizeof(request), MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof(request))) {

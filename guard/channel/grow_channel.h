@@ -21,17 +21,20 @@ struct GrowAnswer {
     kGranted = 0,      // the reservation is now `reserved` bytes
     kRefused = 1,      // never (past --max-mem, or more than any GPU has): out-of-memory
     kUnavailable = 2,  // `mgb run` or mgbd cannot be asked (gone, broken)
+    // Not now: the GPU's room is held by programs that all wait to grow there (mgbd's grow
+    // liveness), so waiting could last forever. The guard may give host memory instead (spill).
+    kNoRoom = 3,
   };
   Verdict verdict = kUnavailable;
   uint64_t reserved = 0;
   std::string message;
 };
 
-// `mgb run`'s side: answers each request with handler(missing_bytes), one at a time, on a thread
-// of its own until destroyed.
+// `mgb run`'s side: answers each request with handler(missing_bytes, gpu), one at a time, on a
+// thread of its own until destroyed. gpu: the run's GPU (CUDA ordinal in the program) to grow on.
 class GrowServer {
  public:
-  using Handler = std::function<GrowAnswer(uint64_t missing_bytes)>;
+  using Handler = std::function<GrowAnswer(uint64_t missing_bytes, uint32_t gpu)>;
   // Null with *error set when DIR/grow.sock cannot be made.
   static std::unique_ptr<GrowServer> Start(const std::string &dir, Handler handler,
                                            std::string *error);
@@ -53,7 +56,7 @@ class GrowRequester {
  public:
   explicit GrowRequester(std::string dir) : dir_(std::move(dir)) {}
   ~GrowRequester();
-  GrowAnswer Ask(uint64_t missing_bytes);
+  GrowAnswer Ask(uint64_t missing_bytes, uint32_t gpu);
 
  private:
   std::mutex mu_;

@@ -29,9 +29,14 @@ void *Map(int fd, const std::string &path, std::string *error) {
 
 }  // namespace
 
-std::unique_ptr<RunLedger> RunLedger::Create(const std::string &dir, uint64_t reserved,
-                                             uint64_t cap, std::string *error) {
+std::unique_ptr<RunLedger> RunLedger::Create(const std::string &dir,
+                                             const std::vector<uint64_t> &reserved, uint64_t cap,
+                                             std::string *error) {
   const std::string path = LedgerPath(dir);
+  if (reserved.empty() || reserved.size() > kMaxRunGpus) {
+    *error = "a run has 1 to " + std::to_string(kMaxRunGpus) + " GPUs";
+    return nullptr;
+  }
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     *error = ErrnoText("cannot create", path);
@@ -45,7 +50,8 @@ std::unique_ptr<RunLedger> RunLedger::Create(const std::string &dir, uint64_t re
   void *memory = Map(fd, path, error);
   if (memory == nullptr) return nullptr;
   auto *counters = new (memory) LedgerCounters;
-  counters->reserved = reserved;
+  counters->gpus = reserved.size();
+  for (size_t g = 0; g < reserved.size(); ++g) counters->gpu[g].reserved = reserved[g];
   counters->cap = cap;
   std::atomic_thread_fence(std::memory_order_release);
   counters->magic = LedgerCounters::kMagic;
@@ -68,7 +74,8 @@ std::unique_ptr<RunLedger> RunLedger::Open(const std::string &dir, std::string *
   void *memory = Map(fd, path, error);
   if (memory == nullptr) return nullptr;
   auto *counters = static_cast<LedgerCounters *>(memory);
-  if (counters->magic != LedgerCounters::kMagic) {
+  if (counters->magic != LedgerCounters::kMagic || counters->gpus < 1 ||
+      counters->gpus > kMaxRunGpus) {
     munmap(counters, sizeof(LedgerCounters));
     *error = path + " is not an mgb run ledger (bad magic)";
     return nullptr;
@@ -110,7 +117,7 @@ ProcessSlot *ClaimSlot(LedgerCounters &counters) {
     uint64_t free = 0;
     if (slot.pid.load(std::memory_order_relaxed) == 0 &&
         slot.pid.compare_exchange_strong(free, pid)) {
-      slot.allocated.store(0);
+      for (auto &bytes : slot.allocated) bytes.store(0);
       slot.start.store(start, std::memory_order_release);
       return &slot;
     }
@@ -135,10 +142,12 @@ uint64_t ReapExited(LedgerCounters &counters) {
     // Taken by this reaper alone; the process is gone, so its count no longer moves.
     uint64_t expected = pid;
     if (!slot.pid.compare_exchange_strong(expected, 0)) continue;
-    const uint64_t bytes = slot.allocated.exchange(0);
+    for (size_t g = 0; g < kMaxRunGpus; ++g) {
+      const uint64_t bytes = slot.allocated[g].exchange(0);
+      SubtractFrom(counters.gpu[g].allocated, bytes);
+      reaped += bytes;
+    }
     slot.start.store(0);
-    SubtractFrom(counters.allocated, bytes);
-    reaped += bytes;
   }
   if (reaped > 0) counters.reaped.fetch_add(reaped, std::memory_order_relaxed);
   return reaped;

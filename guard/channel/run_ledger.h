@@ -1,7 +1,8 @@
 // RunLedger: the counters `mgb run` shares with the guard in every process of its program, in a
 // small file both map (a file by path, not an inherited descriptor: programs that close their
 // descriptors, as Python's subprocess does, keep it). The guard updates `allocated` and `peak`
-// without asking anyone; only `mgb run` raises `reserved` (after mgbd granted a grow).
+// without asking anyone; only `mgb run` raises `reserved` (after mgbd granted a grow). A run of
+// several GPUs (`mgb run --gpus N`) counts each GPU apart, by its CUDA ordinal in the program.
 #ifndef MGB_GUARD_CHANNEL_RUN_LEDGER_H
 #define MGB_GUARD_CHANNEL_RUN_LEDGER_H
 
@@ -9,41 +10,55 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mgb::guard {
 
 // What one of the program's processes holds: counted out when it exits, however it exits (its
 // driver context, and so its memory, goes with it). `pid` 0: free; `start`: the process's start
 // time (/proc/PID/stat), so that a reused pid is not taken for the process that had it.
+inline constexpr size_t kMaxRunGpus = 8;
+
 struct ProcessSlot {
   std::atomic<uint64_t> pid{0};
   std::atomic<uint64_t> start{0};
-  std::atomic<uint64_t> allocated{0};
+  std::atomic<uint64_t> allocated[kMaxRunGpus] = {};  // per GPU of the run
+};
+
+// One GPU of the run.
+struct GpuCounters {
+  std::atomic<uint64_t> reserved{0};   // bytes mgbd granted the run there
+  std::atomic<uint64_t> allocated{0};  // bytes the program's processes hold there now
+  std::atomic<uint64_t> peak{0};       // the most they held there at once
+  // The most the run could hold there now (mgbd's TaskUsage answer, set by `mgb run`): what
+  // cuMemGetInfo may call free (0: not known yet).
+  std::atomic<uint64_t> room{0};
 };
 
 // The layout in the file. Plain atomics of 8 bytes are lock-free, so they work across processes.
 struct LedgerCounters {
-  static constexpr uint64_t kMagic = 0x3252474c42474d;  // "MGBLGR2"
+  static constexpr uint64_t kMagic = 0x3352474c42474d;  // "MGBLGR3"
   static constexpr size_t kSlots =
       1024;  // processes of a run counted one by one; more: in `allocated` only
   uint64_t magic = 0;
-  std::atomic<uint64_t> reserved{0};   // bytes mgbd granted the run
-  std::atomic<uint64_t> cap{0};        // --max-mem (0: none)
-  std::atomic<uint64_t> allocated{0};  // bytes the program's processes hold now
-  std::atomic<uint64_t> peak{0};       // the most they held at once
-  std::atomic<uint64_t> guarded{0};    // processes in which the guard became active
-  std::atomic<uint64_t> refusals{0};   // allocations answered CUDA_ERROR_OUT_OF_MEMORY
-  std::atomic<uint64_t> reaped{0};     // bytes counted out for processes that exited holding them
+  uint64_t gpus = 1;  // the run's GPUs, 1..kMaxRunGpus: CUDA ordinals 0..gpus-1 in the program
+  GpuCounters gpu[kMaxRunGpus];
+  std::atomic<uint64_t> cap{0};       // --max-mem per GPU (0: none)
+  std::atomic<uint64_t> guarded{0};   // processes in which the guard became active
+  std::atomic<uint64_t> refusals{0};  // allocations answered CUDA_ERROR_OUT_OF_MEMORY
+  std::atomic<uint64_t> reaped{0};    // bytes counted out for processes that exited holding them
+  std::atomic<uint64_t> spilled{0};   // bytes given as host memory after a kNoRoom grow (guard)
   ProcessSlot slots[kSlots];
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
 class RunLedger {
  public:
-  // `mgb run`'s side: creates DIR/ledger (mode 0600) with the reservation and cap.
-  // Both return null with *error set on failure. (No Abseil here: the guard is loaded into
-  // programs that may carry their own.)
-  static std::unique_ptr<RunLedger> Create(const std::string &dir, uint64_t reserved, uint64_t cap,
+  // `mgb run`'s side: creates DIR/ledger (mode 0600) with the reservation on each GPU of the run
+  // (1..kMaxRunGpus of them) and the cap. Both return null with *error set on failure. (No
+  // Abseil here: the guard is loaded into programs that may carry their own.)
+  static std::unique_ptr<RunLedger> Create(const std::string &dir,
+                                           const std::vector<uint64_t> &reserved, uint64_t cap,
                                            std::string *error);
   // The guard's side: maps an existing DIR/ledger.
   static std::unique_ptr<RunLedger> Open(const std::string &dir, std::string *error);

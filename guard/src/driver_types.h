@@ -16,6 +16,30 @@ using CUmemGenericAllocationHandle = unsigned long long;
 using CUstream = void *;
 using CUmemoryPool = void *;
 using cuuint64_t = uint64_t;
+using CUdevice = int;
+
+// CUmemLocation, CUmemAllocationProp and CUmemAccessDesc as cuda.h lays them out.
+struct MemLocation {
+  int type = 0;  // CU_MEM_LOCATION_TYPE_*
+  int id = 0;
+};
+inline constexpr int kMemLocationDevice = 1;  // CU_MEM_LOCATION_TYPE_DEVICE
+inline constexpr int kMemLocationHost = 2;    // CU_MEM_LOCATION_TYPE_HOST
+struct MemAllocationProp {
+  int type = 1;  // CU_MEM_ALLOCATION_TYPE_PINNED
+  int requested_handle_types = 0;
+  MemLocation location;
+  void *win32_handle_meta_data = nullptr;
+  unsigned char compression_type = 0;
+  unsigned char gpu_direct_rdma_capable = 0;
+  unsigned short usage = 0;
+  unsigned char reserved[4] = {};
+};
+static_assert(sizeof(MemAllocationProp) == 32);
+struct MemAccessDesc {
+  MemLocation location;
+  int flags = 3;  // CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+};
 
 inline constexpr CUresult kCudaSuccess = 0;
 inline constexpr CUresult kCudaErrorOutOfMemory = 2;  // CUDA_ERROR_OUT_OF_MEMORY
@@ -40,6 +64,15 @@ struct RealDriver {
                          unsigned long long) = nullptr;
   CUresult (*mem_release)(CUmemGenericAllocationHandle) = nullptr;
   CUresult (*mem_get_info)(size_t *, size_t *) = nullptr;  // _v2
+  // Not wrapped: what a spill (host memory mapped for the device) is made with.
+  CUresult (*mem_address_reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr,
+                                  unsigned long long) = nullptr;
+  CUresult (*mem_address_free)(CUdeviceptr, size_t) = nullptr;
+  CUresult (*mem_map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+                      unsigned long long) = nullptr;
+  CUresult (*mem_unmap)(CUdeviceptr, size_t) = nullptr;
+  CUresult (*mem_set_access)(CUdeviceptr, size_t, const MemAccessDesc *, size_t) = nullptr;
+  CUresult (*ctx_get_device)(CUdevice *) = nullptr;
 };
 
 }  // namespace mgb::guard

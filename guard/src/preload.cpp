@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "driver_types.h"
 #include "grow_channel.h"
@@ -122,6 +123,18 @@ void Initialize() {
   Resolve(&real.mem_create, "cuMemCreate");
   Resolve(&real.mem_release, "cuMemRelease");
   Resolve(&real.mem_get_info, "cuMemGetInfo_v2");
+  // Not wrapped (a spill's own calls): straight from the driver.
+  auto plain = [&](auto *slot, const char *name) {
+    *slot = libcuda == nullptr ? nullptr
+                               : reinterpret_cast<std::remove_reference_t<decltype(*slot)>>(
+                                     RealDlsym()(libcuda, name));
+  };
+  plain(&real.mem_address_reserve, "cuMemAddressReserve");
+  plain(&real.mem_address_free, "cuMemAddressFree");
+  plain(&real.mem_map, "cuMemMap");
+  plain(&real.mem_unmap, "cuMemUnmap");
+  plain(&real.mem_set_access, "cuMemSetAccess");
+  plain(&real.ctx_get_device, "cuCtxGetDevice");
   Resolve(&state->get_proc_v2, "cuGetProcAddress_v2");
   Resolve(&state->get_proc_v1, "cuGetProcAddress");
 
@@ -141,7 +154,7 @@ void Initialize() {
         const std::string why = "the run's ledger cannot be opened (" + error + ")";
         state->budget = std::make_unique<GuardBudget>(
             state->closed,
-            [why](uint64_t) {
+            [why](uint64_t, uint32_t) {
               return GrowAnswer{GrowAnswer::kUnavailable, 0, why};
             },
             EnvironmentSwitch("MGB_UNMANAGED"));
@@ -150,8 +163,8 @@ void Initialize() {
         GrowRequester *requester = state->requester.get();
         state->budget = std::make_unique<GuardBudget>(
             state->ledger->counters(),
-            [requester](uint64_t missing) { return requester->Ask(missing); },
-            EnvironmentSwitch("MGB_UNMANAGED"));
+            [requester](uint64_t missing, uint32_t gpu) { return requester->Ask(missing, gpu); },
+            EnvironmentSwitch("MGB_UNMANAGED"), EnvironmentSwitch("MGB_GUARD_SPILL"));
         state->ledger->counters().guarded.fetch_add(1);
       }
     }

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "mgb/core/byte_size.h"
+#include "mgb/core/error_reason.h"
 
 namespace mgb::cli {
 namespace {
@@ -49,8 +50,8 @@ std::optional<std::string> RunGuard::Unloadable(const std::string &library) {
   return std::nullopt;
 }
 
-std::unique_ptr<RunGuard> RunGuard::Start(Client &client, uint64_t task_id, uint64_t reserved,
-                                          uint64_t cap, const std::string &library,
+std::unique_ptr<RunGuard> RunGuard::Start(Client &client, std::vector<GpuTask> tasks, uint64_t cap,
+                                          bool spill, const std::string &library,
                                           std::string *error) {
   // $TMPDIR, else (or when it cannot be written) /tmp, then /dev/shm.
   std::string dir;
@@ -71,12 +72,15 @@ std::unique_ptr<RunGuard> RunGuard::Start(Client &client, uint64_t task_id, uint
     for (const std::string &t : tried) *error += " " + t;
     return nullptr;
   }
-  std::unique_ptr<RunGuard> guard(new RunGuard(client, task_id, dir, library));
+  std::vector<uint64_t> reserved;
+  for (const GpuTask &t : tasks) reserved.push_back(t.reserved);
+  std::unique_ptr<RunGuard> guard(new RunGuard(client, std::move(tasks), dir, library, spill));
   guard->ledger_ = guard::RunLedger::Create(guard->dir_, reserved, cap, error);
   if (guard->ledger_ == nullptr) return nullptr;
   RunGuard *self = guard.get();
   guard->server_ = guard::GrowServer::Start(
-      guard->dir_, [self](uint64_t missing) { return self->Grow(missing); }, error);
+      guard->dir_, [self](uint64_t missing, uint32_t gpu) { return self->Grow(missing, gpu); },
+      error);
   if (guard->server_ == nullptr) return nullptr;
   if (geteuid() == 0) {
     // A program run by root may drop its privileges (a service, `su`, setpriv): the guard in it
@@ -100,7 +104,7 @@ std::vector<std::pair<std::string, std::string>> RunGuard::Environment() const {
   const char *preload = std::getenv("LD_PRELOAD");
   std::string value = library_;
   if (preload != nullptr && *preload != '\0') value += std::string(":") + preload;
-  return {{"LD_PRELOAD", value}, {"MGB_GUARD_DIR", dir_}};
+  return {{"LD_PRELOAD", value}, {"MGB_GUARD_DIR", dir_}, {"MGB_GUARD_SPILL", spill_ ? "1" : "0"}};
 }
 
 RunGuard::Usage RunGuard::Read() {
@@ -109,35 +113,51 @@ RunGuard::Usage RunGuard::Read() {
   guard::ReapExited(c);
   Usage usage;
   usage.guarded = c.guarded.load() > 0;
-  usage.allocated = c.allocated.load();
-  usage.peak = c.peak.load();
+  for (size_t g = 0; g < c.gpus; ++g) {
+    usage.allocated.push_back(c.gpu[g].allocated.load());
+    usage.peak.push_back(c.gpu[g].peak.load());
+  }
   usage.refusals = c.refusals.load();
+  usage.spilled = c.spilled.load();
   return usage;
 }
 
-guard::GrowAnswer RunGuard::Grow(uint64_t missing_bytes) {
+void RunGuard::SetRoom(size_t gpu, uint64_t room_bytes) {
+  if (gpu < tasks_.size()) ledger_->counters().gpu[gpu].room.store(room_bytes);
+}
+
+guard::GrowAnswer RunGuard::Grow(uint64_t missing_bytes, uint32_t gpu) {
   guard::LedgerCounters &c = ledger_->counters();
   guard::GrowAnswer answer;
-  const uint64_t cap = c.cap.load(), reserved = c.reserved.load();
+  if (gpu >= tasks_.size()) {
+    answer.verdict = guard::GrowAnswer::kRefused;
+    answer.message = "CUDA device " + std::to_string(gpu) + " is not one of the run's";
+    return answer;
+  }
+  const uint64_t cap = c.cap.load(), reserved = c.gpu[gpu].reserved.load();
   if (cap != 0 && reserved + missing_bytes > cap) {
     answer.verdict = guard::GrowAnswer::kRefused;
     answer.message = "the run would need " + core::FormatBytes(reserved + missing_bytes) +
                      ", past --max-mem " + core::FormatBytes(cap);
     return answer;
   }
-  absl::StatusOr<uint64_t> grown = client_.TaskGrow(task_id_, missing_bytes);
+  absl::StatusOr<uint64_t> grown = client_.TaskGrow(tasks_[gpu].task_id, missing_bytes);
   if (!grown.ok()) {
     const absl::StatusCode code = grown.status().code();
     answer.verdict =
         code == absl::StatusCode::kResourceExhausted || code == absl::StatusCode::kInvalidArgument
             ? guard::GrowAnswer::kRefused
             : guard::GrowAnswer::kUnavailable;
+    // Not never, but not without waiting forever: others hold the room, all waiting to grow.
+    if (core::ReasonOf(grown.status()) == core::ErrorReason::kNoRoom) {
+      answer.verdict = guard::GrowAnswer::kNoRoom;
+    }
     answer.message = "mgbd: " + std::string(grown.status().message());
     return answer;
   }
-  guard::RaiseTo(c.reserved, *grown);
+  guard::RaiseTo(c.gpu[gpu].reserved, *grown);
   answer.verdict = guard::GrowAnswer::kGranted;
-  answer.reserved = c.reserved.load();
+  answer.reserved = c.gpu[gpu].reserved.load();
   return answer;
 }
 

@@ -25,10 +25,16 @@ class RunGuard {
   // Why the guard library cannot be loaded (ld.so would skip it with a warning); none if it can.
   static std::optional<std::string> Unloadable(const std::string &library);
 
-  // reserved: the task's reservation now; cap: --max-mem (0: none). Null with *error set when the
-  // directory, ledger or channel cannot be made.
-  static std::unique_ptr<RunGuard> Start(Client &client, uint64_t task_id, uint64_t reserved,
-                                         uint64_t cap, const std::string &library,
+  // One task per GPU of the run, in the program's CUDA order: its id and reservation now.
+  struct GpuTask {
+    uint64_t task_id = 0;
+    uint64_t reserved = 0;
+  };
+  // cap: --max-mem per GPU (0: none); spill: a grow mgbd cannot grant without waiting forever is
+  // served from host memory (guarded_driver.h). Null with *error set when the directory, ledger
+  // or channel cannot be made.
+  static std::unique_ptr<RunGuard> Start(Client &client, std::vector<GpuTask> tasks, uint64_t cap,
+                                         bool spill, const std::string &library,
                                          std::string *error);
   ~RunGuard();
   RunGuard(const RunGuard &) = delete;
@@ -40,20 +46,28 @@ class RunGuard {
 
   struct Usage {
     bool guarded = false;  // the guard became active in at least one of the program's processes
-    uint64_t allocated = 0;
-    uint64_t peak = 0;
+    std::vector<uint64_t> allocated, peak;  // per GPU of the run
     uint64_t refusals = 0;
+    uint64_t spilled = 0;  // bytes in host memory now
   };
   Usage Read();
+  // What mgbd says the run could hold on its GPU `gpu` now (TaskUsage): the guard's cuMemGetInfo.
+  void SetRoom(size_t gpu, uint64_t room_bytes);
 
  private:
-  RunGuard(Client &client, uint64_t task_id, std::string dir, std::string library)
-      : client_(client), task_id_(task_id), dir_(std::move(dir)), library_(std::move(library)) {}
-  guard::GrowAnswer Grow(uint64_t missing_bytes);
+  RunGuard(Client &client, std::vector<GpuTask> tasks, std::string dir, std::string library,
+           bool spill)
+      : client_(client),
+        tasks_(std::move(tasks)),
+        dir_(std::move(dir)),
+        library_(std::move(library)),
+        spill_(spill) {}
+  guard::GrowAnswer Grow(uint64_t missing_bytes, uint32_t gpu);
 
   Client &client_;
-  uint64_t task_id_;
+  std::vector<GpuTask> tasks_;
   std::string dir_, library_;
+  bool spill_;
   std::unique_ptr<guard::RunLedger> ledger_;
   std::unique_ptr<guard::GrowServer> server_;
 };

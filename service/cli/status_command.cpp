@@ -29,7 +29,9 @@ nlohmann::json TaskJson(const v1::TaskStatus &t) {
           {"allocated_bytes", t.allocated_bytes()},
           {"peak_bytes", t.peak_bytes()},
           {"user", t.user()},
-          {"job_id", t.job_id()}};
+          {"job_id", t.job_id()},
+          {"profile_key", t.profile_key()},
+          {"provisional", t.provisional()}};
 }
 
 void PrintJson(const v1::StatusReply &s) {

@@ -88,6 +88,17 @@ void PrintTable(const v1::StatusReply &s) {
                   FormatAge(now_ms - t.since_unix_ms()).c_str());
     }
   }
+  // What `mgb run` tasks learn their peak as (the program, not its exact command line).
+  bool profiled = false;
+  for (const v1::TaskStatus &t : s.tasks()) profiled = profiled || !t.profile_key().empty();
+  if (profiled) {
+    std::printf("\nlearned as (mgb run):\n%-8s %-10s %s\n", "TASK", "RESERVED", "PROGRAM");
+    for (const v1::TaskStatus &t : s.tasks()) {
+      if (t.profile_key().empty()) continue;
+      std::printf("%-8llu %-10s %s\n", static_cast<unsigned long long>(t.task_id()),
+                  t.provisional() ? "guessed" : "learned", InertText(t.profile_key()).c_str());
+    }
+  }
   if (s.tasks_not_listed() > 0) {
     std::printf("... and %u more running tasks (mgbd lists %d)\n", s.tasks_not_listed(),
                 s.tasks_size());

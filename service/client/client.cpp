@@ -187,7 +187,8 @@ class GrpcClient final : public Client {
   absl::StatusOr<Placement> Begin(uint64_t memory_bytes, const LaunchShape &shape,
                                   const std::string &label, const Deadline &deadline,
                                   const std::string &preferred_pci_bus_id,
-                                  const std::string &profile_key) {
+                                  const std::string &profile_key,
+                                  const std::string &profile_arguments = "") {
     v1::TaskBeginReply reply;
     absl::Status st = Call(deadline, [&](Connection &c) {
       v1::TaskBeginRequest request;
@@ -197,6 +198,7 @@ class GrpcClient final : public Client {
       request.set_label(label);
       request.set_preferred_pci_bus_id(preferred_pci_bus_id);
       request.set_profile_key(profile_key);
+      request.set_profile_arguments(profile_arguments);
       {
         std::lock_guard<std::mutex> lock(mu_);
         for (const std::string &id : visible_gpus_) request.add_visible_pci_bus_ids(id);
@@ -257,10 +259,12 @@ class GrpcClient final : public Client {
     return reply.memory_bytes();
   }
 
-  absl::Status Usage(uint64_t task_id, uint64_t allocated_bytes, uint64_t peak_bytes) {
+  absl::Status Usage(uint64_t task_id, uint64_t allocated_bytes, uint64_t peak_bytes,
+                     uint64_t *room_bytes) {
+    if (room_bytes != nullptr) *room_bytes = 0;
     if (!Attached()) return Held(task_id) ? absl::OkStatus() : UnknownTask(task_id);  // dropped
     v1::TaskUsageReply reply;
-    return Call(
+    absl::Status st = Call(
         std::nullopt,
         [&](Connection &c) {
           v1::TaskUsageRequest request;
@@ -272,6 +276,8 @@ class GrpcClient final : public Client {
           return FromGrpc(c.stub->TaskUsage(&context, request, &reply), context);
         },
         task_id);
+    if (st.ok() && room_bytes != nullptr) *room_bytes = reply.room_bytes();
+    return st;
   }
 
   absl::StatusOr<uint64_t> Launch(uint64_t task_id, const LaunchShape &shape) {
@@ -580,8 +586,9 @@ absl::StatusOr<Placement> Client::TaskBegin(uint64_t memory_bytes, const LaunchS
 
 absl::StatusOr<Placement> Client::TaskBeginProfiled(const std::string &profile_key,
                                                     uint64_t memory_bytes, const LaunchShape &shape,
-                                                    const std::string &label, Deadline deadline) {
-  return Impl(this).Begin(memory_bytes, shape, label, deadline, "", profile_key);
+                                                    const std::string &label, Deadline deadline,
+                                                    const std::string &profile_arguments) {
+  return Impl(this).Begin(memory_bytes, shape, label, deadline, "", profile_key, profile_arguments);
 }
 
 absl::StatusOr<uint64_t> Client::TaskGrow(uint64_t task_id, uint64_t extra_bytes,
@@ -589,8 +596,9 @@ absl::StatusOr<uint64_t> Client::TaskGrow(uint64_t task_id, uint64_t extra_bytes
   return Impl(this).Grow(task_id, extra_bytes, deadline);
 }
 
-absl::Status Client::TaskUsage(uint64_t task_id, uint64_t allocated_bytes, uint64_t peak_bytes) {
-  return Impl(this).Usage(task_id, allocated_bytes, peak_bytes);
+absl::Status Client::TaskUsage(uint64_t task_id, uint64_t allocated_bytes, uint64_t peak_bytes,
+                               uint64_t *room_bytes) {
+  return Impl(this).Usage(task_id, allocated_bytes, peak_bytes, room_bytes);
 }
 
 absl::StatusOr<uint64_t> Client::TaskLaunch(uint64_t task_id, const LaunchShape &shape) {

@@ -2,6 +2,7 @@
 // there (its context reserve included), the context rule, and the snapshot Status shows.
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "mgb/core/scheduler.h"
 #include "saturating.h"
 
@@ -53,6 +54,14 @@ bool Scheduler::ContextAdmissible(const Session &s, int gpu) const {
 
 uint64_t Scheduler::RoomForTasks(const GpuState &g) const {
   return SaturatingSub(Available(g), g.growing_extra);
+}
+
+absl::StatusOr<uint64_t> Scheduler::TaskRoom(SessionId session, TaskId task) const {
+  auto it = tasks_.find(task);
+  if (it == tasks_.end() || it->second.session != session || it->second.gpu < 0) {
+    return absl::NotFoundError(absl::StrCat("task_id: no running task ", task, " in this session"));
+  }
+  return it->second.memory + RoomForTasks(gpus_[it->second.gpu]);
 }
 
 Snapshot Scheduler::Status() const {

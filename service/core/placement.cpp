@@ -50,7 +50,7 @@ Scheduler::Fit Scheduler::Choose(const Session &s, const Task &t,
                                  const std::vector<bool> &excluded_by_caller) const {
   // A GPU the task's process cannot open is never chosen (TaskRequest::visible_pci_bus_ids).
   std::vector<bool> excluded = excluded_by_caller;
-  for (int g = 0; g < gpu_count(); ++g) excluded[g] = excluded[g] || Hidden(t, g);
+  for (int g = 0; g < gpu_count(); ++g) excluded[g] = excluded[g] || Closed(t, g);
   const PolicyKind kind = options_.policy.kind;
   if (kind == PolicyKind::kSingle || kind == PolicyKind::kCoreToGpu || options_.spread_tasks) {
     return ChooseAmong(s, t, excluded);

@@ -115,6 +115,7 @@ void Scheduler::Withdraw(TaskId id, Task &t, CancelReason reason, Micros now) {
     DropGrow(id, t);
     Emit(e);
   }
+  ForgetGrowing(id, t);
   Release(t);
   gpus_[t.gpu].last_change = now;
   Emit(TaskEvent(EventKind::kTaskEnded, id, t, now));
@@ -259,6 +260,7 @@ absl::StatusOr<BeginResult> Scheduler::TaskBegin(SessionId session, const TaskRe
   Task t = TaskFrom(session, request, now);
   if (absl::Status st = ValidateRequest(request, t.hidden); !st.ok()) return st;
   Session &s = sit->second;
+  SettleQuietTasks(now);
 
   std::vector<bool> excluded(gpus_.size(), false);
   if (head_gpu_ >= 0) excluded[head_gpu_] = true;
@@ -329,6 +331,7 @@ Scheduler::Task Scheduler::TaskFrom(SessionId session, const TaskRequest &reques
     if (SamePciBusId(gpus_[g].spec.pci_bus_id, request.preferred_pci_bus_id)) t.preferred_gpu = g;
   }
   t.hidden = HiddenGpus(request);
+  t.provisional = request.provisional;
   return t;
 }
 
@@ -386,6 +389,7 @@ void Scheduler::Place(TaskId id, Task &t, Fit fit, Micros now) {
     }
   }
   ++decisions_;
+  MarkGrowing(id, t, now);
   Emit(TaskEvent(EventKind::kTaskPlaced, id, t, now));
 }
 
@@ -516,6 +520,8 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task, u
   growing_.emplace(t.grow_seq, task);
   gpus_[t.gpu].growing_extra += extra_bytes;
   if (deadline != 0) grow_deadlines_.emplace(deadline, task);
+  t.allocating = true;
+  MarkGrowing(task, t, now);
   Emit(GrowEvent(EventKind::kTaskQueued, task, t, now));
   return GrowResult{false, t.memory, t.gpu};
 }
@@ -526,7 +532,13 @@ absl::Status Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t alloc
   if (!found.ok()) return found.status();
   Task &t = **found;
   GpuState &g = gpus_[t.gpu];
-  g.last_change = now;
+  // A report that changes nothing (`mgb run` repeats its report every 2 s) is no change: NVML's
+  // view must be able to settle (grow liveness) while programs hold still.
+  if (allocated_bytes != t.allocated) g.last_change = now;
+  if (allocated_bytes > 0 && !t.allocating) {  // a first run's quiet time starts from here
+    t.allocating = true;
+    MarkGrowing(task, t, now);
+  }
   g.unallocated -= Unallocated(t.memory, t.allocated);
   t.allocated = allocated_bytes;
   g.unallocated += Unallocated(t.memory, t.allocated);
@@ -535,6 +547,7 @@ absl::Status Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t alloc
   if (allocated_bytes > 0 && s.context[t.gpu] == ContextState::kCharged) {
     s.context[t.gpu] = ContextState::kConfirmed;
     --g.pending_contexts;
+    g.last_change = now;
   }
   // No retry here: NVML's free memory is stale until the caller's UpdateDeviceMemory.
   return absl::OkStatus();
@@ -623,6 +636,7 @@ void Scheduler::ExpireDeadlines(Micros now) {
     hold_until_ = 0;
     any = true;
   }
+  if (SettleQuietTasks(now) && !waiting_.empty()) any = true;
   if (any) RetryWaiting(now);
 }
 
@@ -633,6 +647,10 @@ std::optional<Micros> Scheduler::NextDeadline() const {
     next = next ? std::min(*next, deadlines_.begin()->first) : deadlines_.begin()->first;
   if (!grow_deadlines_.empty()) {
     next = next ? std::min(*next, grow_deadlines_.begin()->first) : grow_deadlines_.begin()->first;
+  }
+  // A GPU where a first run settles may take a waiting one (first_runs.cpp).
+  if (!waiting_.empty() && !unsettled_.empty()) {
+    next = next ? std::min(*next, unsettled_.begin()->first) : unsettled_.begin()->first;
   }
   return next;
 }

@@ -14,6 +14,7 @@
 namespace mgb::core {
 
 void Scheduler::RetryWaiting(Micros now) {
+  SettleQuietTasks(now);
   RetryGrows(now);
   PlaceWaitingTasks(now);
   // Placements may charge contexts. Failing a grow frees nothing: no retry is needed after it.
@@ -97,7 +98,7 @@ Scheduler::Fit Scheduler::ChooseBehindHead(const Session &s, const Task &t,
                                            const std::vector<bool> &excluded,
                                            const Shadow &shadow) const {
   Fit fit = Choose(s, t, excluded);
-  if (fit.gpu >= 0 || shadow.gpu < 0 || Hidden(t, shadow.gpu)) return fit;
+  if (fit.gpu >= 0 || shadow.gpu < 0 || Closed(t, shadow.gpu)) return fit;
   if (FitsMemory(s, shadow.gpu, t.memory) &&
       shadow.held + ShadowCost(shadow, t) <= shadow.capacity) {
     return Fit{shadow.gpu, {}};
@@ -173,6 +174,8 @@ void Scheduler::ApplyGrow(TaskId id, Task &t, uint64_t extra, Micros now) {
   g.unallocated -= Unallocated(t.memory, t.allocated);
   t.memory += extra;
   g.unallocated += Unallocated(t.memory, t.allocated);
+  t.allocating = true;
+  MarkGrowing(id, t, now);
   Event grown = TaskEvent(EventKind::kTaskGrown, id, t, now);
   grown.grow_bytes = extra;
   Emit(grown);

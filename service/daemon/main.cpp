@@ -43,6 +43,10 @@ int main(int argc, char **argv) {
   flags.Bool("spread-tasks", &options.spread_tasks,
              "place each task by the policy alone, even away from the GPUs its process already "
              "uses (default: a process's tasks stay on its GPUs while they fit there)");
+  flags.Int("first-run-settle-ms", &options.first_run_settle_ms,
+            "a program without a learned peak joins a GPU only once no other such program there "
+            "has begun or grown for this long, so two never grow side by side into "
+            "out-of-memory (default 5000; 0: off)");
   flags.Bool("queue-priority", &options.queue_priority,
              "order waiting tasks by their session's priority (MGB_QUEUE_PRIORITY in the client, "
              "higher first), then arrival; default: arrival only, since any client may ask for "
@@ -82,6 +86,9 @@ int main(int argc, char **argv) {
   if (std::optional<int> exit_code = flags.Parse(argc, argv, nullptr)) return *exit_code;
   if (options.socket_path.empty()) return flags.Fail("--socket PATH is required");
   if (options.run_default_memory == 0) return flags.Fail("--run-default-mem must be above 0");
+  if (options.first_run_settle_ms < 0 || options.first_run_settle_ms > 3'600'000) {
+    return flags.Fail("--first-run-settle-ms must be in 0..3600000");
+  }
   options.verbosity = static_cast<int>(verbosity);
   if (max_connections < 1) return flags.Fail("--max-connections must be >= 1");
   if (max_per_user < 1) return flags.Fail("--max-connections-per-user must be >= 1");

@@ -27,10 +27,11 @@ struct DaemonOptions {
   std::string mps_directory = "/tmp/mgb-mps";
   uint64_t context_reserve_bytes = core::kDefaultContextReserve;
   int verbosity = 0;
-  ListenerLimits limits;        // connection caps and the handshake timeout
-  ClientLimits client_limits;   // what one user may hold (client_limits.h)
-  bool spread_tasks = false;    // core::Options::spread_tasks
-  bool queue_priority = false;  // core::Options::queue_priority
+  ListenerLimits limits;               // connection caps and the handshake timeout
+  ClientLimits client_limits;          // what one user may hold (client_limits.h)
+  bool spread_tasks = false;           // core::Options::spread_tasks
+  int64_t first_run_settle_ms = 5000;  // core::Options::unknown_settle_us, in ms
+  bool queue_priority = false;         // core::Options::queue_priority
   // Found a previous mgbd's socket: new tasks wait this long while its clients re-register.
   std::chrono::milliseconds restore_grace{3000};
   // The restore tokens' key and epoch (restore_tokens.h): a path, "none" (in memory: nothing

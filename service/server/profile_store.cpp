@@ -73,45 +73,104 @@ void ProfileStore::Load(std::vector<std::string> *warnings) {
     ++file_lines_;
     const size_t first = line.find('\t');
     const size_t second = first == line.npos ? first : line.find('\t', first + 1);
-    std::optional<std::string> user, key;
+    std::optional<std::string> user, program;
     uint64_t peak = 0;
+    bool partial = false;
     bool ok = second != line.npos && line.find('\t', second + 1) == line.npos;
     if (ok) {
       user = Unescape(std::string(line.substr(0, first)));
-      key = Unescape(std::string(line.substr(first + 1, second - first - 1)));
+      program = Unescape(std::string(line.substr(first + 1, second - first - 1)));
       const char *begin = line.data() + second + 1, *end = line.data() + line.size();
+      partial = begin != end && end[-1] == '+';
+      if (partial) --end;
       const auto [rest, error] = std::from_chars(begin, end, peak);
-      ok = user && key && !key->empty() && begin != end && rest == end && error == std::errc();
+      ok = user && program && !program->empty() && (*program)[0] != '\t' && begin != end &&
+           rest == end && error == std::errc();
     }
     if (!ok) {
       warn(absl::StrCat(path_, ":", number,
-                        ": not \"user<TAB>command line<TAB>peak bytes\"; line skipped"));
+                        ": not \"user<TAB>program<TAB>peak bytes\"; line skipped"));
       rewrite_ = true;  // the next Save leaves it out
       continue;
     }
-    peaks_[Key(*user, *key)] = peak;  // a later line (a later run) wins
+    Put(*user + '\0' + *program, peak, partial);  // a later line (a later run) wins
   }
 }
 
-std::optional<uint64_t> ProfileStore::Lookup(const std::string &user,
-                                             const std::string &profile_key) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = peaks_.find(Key(user, profile_key));
-  if (it == peaks_.end()) return std::nullopt;
-  return it->second;
+namespace {
+
+// How alike two argument lists are: words equal in the same place, less the difference in length.
+int Likeness(absl::string_view a, absl::string_view b) {
+  const std::vector<absl::string_view> x = absl::StrSplit(a, ' ');
+  const std::vector<absl::string_view> y = absl::StrSplit(b, ' ');
+  int same = 0;
+  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) same += x[i] == y[i] ? 1 : 0;
+  return 2 * same -
+         static_cast<int>(x.size() > y.size() ? x.size() - y.size() : y.size() - x.size());
 }
 
-void ProfileStore::Record(const std::string &user, const std::string &profile_key,
-                          uint64_t peak_bytes) {
+}  // namespace
+
+std::optional<ProfileStore::Learned> ProfileStore::Lookup(const std::string &user,
+                                                          const std::string &program,
+                                                          const std::string &arguments) const {
   std::lock_guard<std::mutex> lock(mu_);
-  peaks_[Key(user, profile_key)] = peak_bytes;
-  if (!path_.empty()) unsaved_ += Line(Key(user, profile_key), peak_bytes);
+  if (auto it = peaks_.find(Key(user, program, arguments)); it != peaks_.end()) {
+    return Learned{it->second.peak, !it->second.partial};
+  }
+  if (arguments.empty()) return std::nullopt;
+  // The run of this program whose arguments are most alike; the latest among equals.
+  const std::string prefix = Key(user, program, "") + '\t';
+  const Entry *best = nullptr;
+  int best_likeness = 0;
+  for (auto it = peaks_.lower_bound(prefix); it != peaks_.end() && it->first.starts_with(prefix);
+       ++it) {
+    const int likeness = Likeness(arguments, absl::string_view(it->first).substr(prefix.size()));
+    if (best == nullptr || likeness > best_likeness ||
+        (likeness == best_likeness && it->second.seq > best->seq)) {
+      best = &it->second;
+      best_likeness = likeness;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return Learned{best->peak, false};
 }
 
-std::string ProfileStore::Line(const std::string &key, uint64_t peak) {
+void ProfileStore::Record(const std::string &user, const std::string &program,
+                          const std::string &arguments, uint64_t peak_bytes, Merge merge) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string key = Key(user, program, arguments);
+  bool partial = false;
+  if (merge == Merge::kRaise) {
+    auto it = peaks_.find(key);
+    if (it != peaks_.end() && it->second.peak >= peak_bytes) return;  // nothing new to keep
+    partial = true;
+  }
+  Put(key, peak_bytes, partial);
+  if (!path_.empty()) unsaved_ += Line(key, peaks_.at(key));
+}
+
+void ProfileStore::Put(const std::string &key, uint64_t peak, bool partial) {
+  peaks_[key] = Entry{peak, next_seq_++, partial};
+  const size_t tab = key.find('\t');
+  if (tab == key.npos) return;
+  // At most kArgumentListsPerProgram of one program: a seed or an output path in the arguments
+  // would otherwise add an entry every run.
+  const std::string prefix = key.substr(0, tab + 1);
+  size_t count = 0;
+  auto oldest = peaks_.end();
+  for (auto it = peaks_.lower_bound(prefix); it != peaks_.end() && it->first.starts_with(prefix);
+       ++it) {
+    ++count;
+    if (oldest == peaks_.end() || it->second.seq < oldest->second.seq) oldest = it;
+  }
+  if (count > kArgumentListsPerProgram) peaks_.erase(oldest);
+}
+
+std::string ProfileStore::Line(const std::string &key, const Entry &entry) {
   const size_t nul = key.find('\0');
-  return absl::StrCat(Escape(key.substr(0, nul)), "\t", Escape(key.substr(nul + 1)), "\t", peak,
-                      "\n");
+  return absl::StrCat(Escape(key.substr(0, nul)), "\t", Escape(key.substr(nul + 1)), "\t",
+                      entry.peak, entry.partial ? "+" : "", "\n");
 }
 
 size_t ProfileStore::size() const {
@@ -133,10 +192,11 @@ absl::Status ProfileStore::Save() {
     // Superseded lines are dropped once they outnumber the entries (and a few more).
     compacting = rewrite_ || file_lines_ > 2 * peaks_.size() + kCompactSlack;
     if (compacting) {
-      std::vector<std::string> lines;
-      for (const auto &[key, peak] : peaks_) lines.push_back(Line(key, peak));
-      std::sort(lines.begin(), lines.end());  // a stable file for people and diffs
-      for (const std::string &line : lines) whole += line;
+      // Oldest first: loading the file again gives the same recency order.
+      std::vector<std::pair<uint64_t, std::string>> lines;
+      for (const auto &[key, entry] : peaks_) lines.emplace_back(entry.seq, Line(key, entry));
+      std::sort(lines.begin(), lines.end());
+      for (const auto &line : lines) whole += line.second;
       entries = lines.size();
     }
   }

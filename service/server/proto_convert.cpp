@@ -93,6 +93,7 @@ void ToProto(const core::Snapshot &snapshot, v1::StatusReply *reply) {
     out->set_index(static_cast<uint32_t>(i));
     out->set_name(g.spec.name);
     out->set_uuid(g.spec.uuid);
+    out->set_pci_bus_id(g.spec.pci_bus_id);
     out->set_memory_total_bytes(g.spec.memory_bytes);
     out->set_memory_reserved_bytes(g.memory_reserved);
     out->set_memory_used_bytes(g.memory_used);

@@ -372,16 +372,20 @@ grpc::ServerUnaryReactor *SchedulerService::AnswerForSession(grpc::CallbackServe
 
 grpc::ServerUnaryReactor *SchedulerService::TaskUsage(grpc::CallbackServerContext *context,
                                                       const v1::TaskUsageRequest *request,
-                                                      v1::TaskUsageReply * /*reply*/) {
+                                                      v1::TaskUsageReply *reply) {
   return AnswerForSession(context, request->session_id(), [&](core::SessionId session) {
     const core::Micros now = CoreNow();
     absl::Status status =
         core_->TaskUsage(session, request->task_id(), request->allocated_bytes(), now);
     if (!status.ok()) return status;
-    uint64_t &peak = task_profiles_[request->task_id()].peak;
-    peak = std::max({peak, request->allocated_bytes(), request->peak_bytes()});
+    TaskProfile &profile = task_profiles_[request->task_id()];
+    profile.peak = std::max({profile.peak, request->allocated_bytes(), request->peak_bytes()});
+    LearnWhileRunning(profile);
     // The allocation is in NVML's view now: re-read it before any other decision.
     RefreshMemory(now, true);
+    if (absl::StatusOr<uint64_t> room = core_->TaskRoom(session, request->task_id()); room.ok()) {
+      reply->set_room_bytes(*room);
+    }
     return status;
   });
 }
@@ -423,8 +427,11 @@ std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginReq
   if (absl::Status st = user_counts_.AdmitTask(user); !st.ok()) return st;
   const std::string profile_key =
       CappedText(request.profile_key(), service_options_.limits.profile_key_bytes);
+  const std::string arguments =
+      CappedText(request.profile_arguments(), service_options_.limits.profile_key_bytes);
+  bool guessed = false;
   if (task.memory_bytes == 0 && !profile_key.empty()) {
-    task.memory_bytes = ProfiledMemory(user, profile_key);
+    task.memory_bytes = ProfiledMemory(user, profile_key, arguments, &guessed, &task.provisional);
     // mgbd's guess, not the program's word: within what the job may still reserve.
     if (job != 0) task.memory_bytes = std::min(task.memory_bytes, job_grants_.Remaining(job));
   }
@@ -448,7 +455,7 @@ std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginReq
   call->task = result->task;
   call->memory_bytes = task.memory_bytes;
   if (!profile_key.empty()) {
-    task_profiles_[result->task] = TaskProfile{user, profile_key, 0};
+    task_profiles_[result->task] = TaskProfile{user, profile_key, arguments, 0, 0, guessed};
   }
   if (result->gpu >= 0) {
     call->restore_token = TokenFor(*session, result->task, result->gpu, task.memory_bytes);
@@ -471,19 +478,24 @@ absl::Status SchedulerService::EndLocked(const v1::TaskEndRequest &request) {
   absl::Status status = core_->TaskEnd(*session, request.task_id(), CoreNow());
   // A run that never reported memory (or ended while waiting) teaches nothing.
   if (status.ok() && profile && !profile->profile_key.empty() && profile->peak > 0) {
-    service_options_.profiles->Record(profile->user, profile->profile_key, profile->peak);
+    service_options_.profiles->Record(profile->user, profile->profile_key, profile->arguments,
+                                      profile->peak);
     after_unlock_.push_back([this] { SaveProfiles(); });
   }
   return status;
 }
 
-uint64_t SchedulerService::ProfiledMemory(const std::string &user,
-                                          const std::string &profile_key) const {
+uint64_t SchedulerService::ProfiledMemory(const std::string &user, const std::string &profile_key,
+                                          const std::string &arguments, bool *guessed,
+                                          bool *unknown) const {
   uint64_t memory = service_options_.run_default_memory;
-  if (std::optional<uint64_t> peak = service_options_.profiles->Lookup(user, profile_key)) {
+  const auto learned = service_options_.profiles->Lookup(user, profile_key, arguments);
+  *guessed = !learned || !learned->exact;
+  *unknown = !learned;
+  if (learned) {
     // 1/16 over the peak: a run that allocates a little more than the last one still fits;
     // whole MiB, at least one. Peaks past 2^62 (not a real GPU) are cut before the arithmetic.
-    const uint64_t bounded = std::min<uint64_t>(*peak, uint64_t{1} << 62);
+    const uint64_t bounded = std::min<uint64_t>(learned->peak, uint64_t{1} << 62);
     const uint64_t with_headroom = bounded + bounded / 16;
     memory = std::max((with_headroom + core::kMiB - 1) / core::kMiB * core::kMiB, core::kMiB);
   }
@@ -495,6 +507,16 @@ uint64_t SchedulerService::ProfiledMemory(const std::string &user,
   const uint64_t reserve =
       core_->policy().kind == core::PolicyKind::kCoreToGpu ? 0 : core_->context_reserve_bytes();
   return std::min(memory, largest > reserve ? largest - reserve : 0);
+}
+
+void SchedulerService::LearnWhileRunning(TaskProfile &profile) {
+  if (profile.profile_key.empty() || profile.peak <= profile.recorded + profile.recorded / 16) {
+    return;
+  }
+  service_options_.profiles->Record(profile.user, profile.profile_key, profile.arguments,
+                                    profile.peak, ProfileStore::Merge::kRaise);
+  profile.recorded = profile.peak;
+  after_unlock_.push_back([this] { SaveProfiles(); });
 }
 
 void SchedulerService::SaveProfiles() {

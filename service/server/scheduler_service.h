@@ -196,7 +196,10 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
                                           const void *lane_owner);
   absl::Status EndLocked(const v1::TaskEndRequest &request);
   // Under mu_: the reservation for a TaskBegin of memory 0 with a profile_key (see ServiceOptions).
-  uint64_t ProfiledMemory(const std::string &user, const std::string &profile_key) const;
+  // guessed: the reservation is a guess (no finished run with these arguments); unknown: mgbd's
+  // default, nothing of the program learned (core::TaskRequest::provisional).
+  uint64_t ProfiledMemory(const std::string &user, const std::string &profile_key,
+                          const std::string &arguments, bool *guessed, bool *unknown) const;
   // Writes the learned peaks out, after mu_ is released; a failure is printed once until one works.
   void SaveProfiles();
   // The same for the job grants (ServiceOptions::job_grants_file).
@@ -210,14 +213,21 @@ class SchedulerService final : public v1::Scheduler::CallbackService, private co
 
   std::unordered_map<core::TaskId, ParkedBegin> parked_begins_;
   std::unordered_map<core::TaskId, WaitReactor *> parked_grows_;
-  // What learning a task's peak needs: its user and profile_key (a profiled TaskBegin) and its
-  // peak so far (TaskUsage). Dropped when the task ends or gives up waiting (OnEvent).
+  // What learning a task's peak needs: its user, profile_key and arguments (a profiled
+  // TaskBegin) and its peak so far (TaskUsage). Dropped when the task ends or gives up waiting
+  // (OnEvent).
   struct TaskProfile {
     std::string user;
     std::string profile_key;
+    std::string arguments;
     uint64_t peak = 0;
+    uint64_t recorded = 0;     // the peak last written while it runs (learning from the first grow)
+    bool provisional = false;  // its reservation was a guess (core::TaskRequest::provisional)
   };
   std::unordered_map<core::TaskId, TaskProfile> task_profiles_;
+  // Under mu_, from TaskUsage: keeps a running task's peak in the store once it rose by 1/16 since
+  // last kept, so a run that dies (or runs long) teaches the next one.
+  void LearnWhileRunning(TaskProfile &profile);
   SchedulerCounters counters_;  // under mu_: fed by OnEvent
   std::atomic<bool> profile_save_failing_{false};
   core::JobGrants job_grants_;      // under mu_

@@ -15,7 +15,8 @@ grpc::ServerUnaryReactor *SchedulerService::Status(grpc::CallbackServerContext *
 void SchedulerService::FillStatus(v1::StatusReply *reply) {
   core::Snapshot snapshot;
   std::vector<std::string> running_users, waiting_users;
-  std::vector<uint64_t> running_peaks, running_jobs, waiting_jobs;
+  std::vector<uint64_t> running_jobs, waiting_jobs;
+  std::vector<TaskProfile> running_profiles, waiting_profiles;
   uint32_t tasks_not_listed = 0, waiting_not_listed = 0;
   Locked([&] {
     RefreshMemory(CoreNow(), false);
@@ -39,12 +40,14 @@ void SchedulerService::FillStatus(v1::StatusReply *reply) {
       running_users.push_back(record.user);
       running_jobs.push_back(record.job);
       auto profile = task_profiles_.find(t.task);
-      running_peaks.push_back(profile != task_profiles_.end() ? profile->second.peak : 0);
+      running_profiles.push_back(profile != task_profiles_.end() ? profile->second : TaskProfile{});
     }
     for (const core::TaskSnapshot &t : snapshot.waiting) {
       const SessionRecord &record = record_of(t.session);
       waiting_users.push_back(record.user);
       waiting_jobs.push_back(record.job);
+      auto profile = task_profiles_.find(t.task);
+      waiting_profiles.push_back(profile != task_profiles_.end() ? profile->second : TaskProfile{});
     }
     for (const auto &[job, grant] : job_grants_.Grants()) {
       v1::JobStatus *j = reply->add_jobs();
@@ -59,11 +62,15 @@ void SchedulerService::FillStatus(v1::StatusReply *reply) {
   reply->set_waiting_not_listed(waiting_not_listed);
   for (int i = 0; i < reply->tasks_size(); ++i) {
     reply->mutable_tasks(i)->set_user(running_users[i]);
-    reply->mutable_tasks(i)->set_peak_bytes(running_peaks[i]);
+    reply->mutable_tasks(i)->set_peak_bytes(running_profiles[i].peak);
+    reply->mutable_tasks(i)->set_profile_key(running_profiles[i].profile_key);
+    reply->mutable_tasks(i)->set_provisional(running_profiles[i].provisional);
     reply->mutable_tasks(i)->set_job_id(running_jobs[i]);
   }
   for (int i = 0; i < reply->waiting_size(); ++i) {
     reply->mutable_waiting(i)->set_user(waiting_users[i]);
+    reply->mutable_waiting(i)->set_profile_key(waiting_profiles[i].profile_key);
+    reply->mutable_waiting(i)->set_provisional(waiting_profiles[i].provisional);
     reply->mutable_waiting(i)->set_job_id(waiting_jobs[i]);
   }
 }

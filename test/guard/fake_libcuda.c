@@ -105,3 +105,30 @@ int cuMemCreate(dptr_t *h, size_t bytes, const void *prop, unsigned long long fl
 }
 int cuMemRelease(dptr_t h) { return MemRelease(h); }
 int cuMemGetInfo_v2(size_t *free_bytes, size_t *total) { return MemGetInfo(free_bytes, total); }
+
+/* The calling thread's current device: FAKE_CUDA_DEVICE (default 0), which guard_probe's
+ * device:N step sets, as cudaSetDevice would make it current. */
+int cuCtxGetDevice(int *device) {
+  const char *d = getenv("FAKE_CUDA_DEVICE");
+  *device = d ? atoi(d) : 0;
+  return kSuccess;
+}
+
+/* Virtual address ranges and mappings, as a spill makes them: numbers again. */
+int cuMemAddressReserve(dptr_t *p, size_t size, size_t alignment, dptr_t addr,
+                        unsigned long long flags) {
+  (void)alignment, (void)addr, (void)flags;
+  *p = g_next;
+  g_next += size;
+  return kSuccess;
+}
+int cuMemAddressFree(dptr_t p, size_t size) { (void)p, (void)size; return kSuccess; }
+int cuMemMap(dptr_t p, size_t size, size_t offset, dptr_t handle, unsigned long long flags) {
+  (void)p, (void)size, (void)offset, (void)handle, (void)flags;
+  return kSuccess;
+}
+int cuMemUnmap(dptr_t p, size_t size) { (void)p, (void)size; return kSuccess; }
+int cuMemSetAccess(dptr_t p, size_t size, const void *desc, size_t count) {
+  (void)p, (void)size, (void)desc;
+  return count == 1 ? kSuccess : kInvalidValue;
+}

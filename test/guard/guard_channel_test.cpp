@@ -32,15 +32,15 @@ struct RunDir {
 TEST_CASE("the ledger is shared between its creator and the guard's mapping", "[guard]") {
   RunDir dir;
   std::string error;
-  auto created = RunLedger::Create(dir.path, 100, 500, &error);
+  auto created = RunLedger::Create(dir.path, {100}, 500, &error);
   REQUIRE(created != nullptr);
   auto opened = RunLedger::Open(dir.path, &error);
   REQUIRE(opened != nullptr);
-  CHECK(opened->counters().reserved == 100);
+  CHECK(opened->counters().gpu[0].reserved == 100);
   CHECK(opened->counters().cap == 500);
-  opened->counters().allocated += 42;
-  CHECK(created->counters().allocated == 42);
-  CHECK(RunLedger::Create(dir.path, 1, 1, &error) == nullptr);  // never over an existing run's
+  opened->counters().gpu[0].allocated += 42;
+  CHECK(created->counters().gpu[0].allocated == 42);
+  CHECK(RunLedger::Create(dir.path, {1}, 1, &error) == nullptr);  // never over an existing run's
   CHECK_THAT(error, Catch::Contains(dir.path + "/ledger"));
 }
 
@@ -59,9 +59,11 @@ TEST_CASE("grows are answered in order, from threads and a forked child; none af
   RunDir dir;
   std::string error;
   uint64_t granted = 0;
+  uint32_t asked_gpu = 99;
   auto server = GrowServer::Start(
       dir.path,
-      [&](uint64_t missing) {
+      [&](uint64_t missing, uint32_t gpu) {
+        asked_gpu = gpu;
         GrowAnswer answer;
         if (missing > 1000) {
           answer.verdict = GrowAnswer::kRefused;
@@ -76,28 +78,32 @@ TEST_CASE("grows are answered in order, from threads and a forked child; none af
       &error);
   REQUIRE(server != nullptr);
   GrowRequester requester(dir.path);
-  CHECK(requester.Ask(10).verdict == GrowAnswer::kGranted);
+  CHECK(requester.Ask(10, 0).verdict == GrowAnswer::kGranted);
+  CHECK(asked_gpu == 0);
+  CHECK(requester.Ask(0, 3).verdict == GrowAnswer::kGranted);
+  CHECK(asked_gpu == 3);  // the run's GPU the grow is for travels with it
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i) {
     threads.emplace_back([&] {
-      for (int j = 0; j < 25; ++j) CHECK(requester.Ask(1).verdict == GrowAnswer::kGranted);
+      for (int j = 0; j < 25; ++j) CHECK(requester.Ask(1, 0).verdict == GrowAnswer::kGranted);
     });
   }
   for (auto &t : threads) t.join();
-  const GrowAnswer refused = requester.Ask(5000);
+  const GrowAnswer refused = requester.Ask(5000, 0);
   CHECK(refused.verdict == GrowAnswer::kRefused);
   CHECK(refused.message == "too much");
   const pid_t child = fork();
   if (child == 0)
-    _exit(requester.Ask(5).verdict == GrowAnswer::kGranted && requester.Ask(0).reserved == 115 ? 0
-                                                                                               : 1);
+    _exit(requester.Ask(5, 0).verdict == GrowAnswer::kGranted && requester.Ask(0, 0).reserved == 115
+              ? 0
+              : 1);
   int status = 0;
   waitpid(child, &status, 0);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(granted == 115);
   server.reset();
-  const GrowAnswer gone = requester.Ask(1);
+  const GrowAnswer gone = requester.Ask(1, 0);
   CHECK(gone.verdict == GrowAnswer::kUnavailable);
   CHECK_THAT(gone.message, Catch::Contains("mgb run"));
 }

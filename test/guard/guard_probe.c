@@ -5,7 +5,9 @@
  *   alloc:MIB async:MIB pitch:MIB vmm:MIB   allocate (the last one made is freed by `free`)
  *   free info sleep:MS next fork:MIB
  *   setuid:UID      become user (and group) UID
- *   nextalloc:MIB   allocate through next_alloc_preload.c's dlsym(RTLD_NEXT) (it must be preloaded) */
+ *   nextalloc:MIB   allocate through next_alloc_preload.c's dlsym(RTLD_NEXT) (it must be preloaded)
+ *   device:N        make device N current (fake_libcuda's cuCtxGetDevice answers it)
+ *   visible         print CUDA_VISIBLE_DEVICES */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -89,6 +91,11 @@ int main(int argc, char **argv) {
     } else if (strncmp(step, "nextalloc:", 10) == 0) {
       int (*next_alloc)(size_t) = (int (*)(size_t))dlsym(RTLD_DEFAULT, "next_alloc");
       rc = next_alloc != NULL ? next_alloc(bytes) : 99;
+    } else if (strncmp(step, "device:", 7) == 0) {
+      rc = setenv("FAKE_CUDA_DEVICE", colon + 1, 1);
+    } else if (strcmp(step, "visible") == 0) {
+      const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+      printf("visible=%s\n", visible ? visible : "(unset)");
     } else if (strcmp(step, "next") == 0) {
       rc = dlsym(RTLD_NEXT, "puts") == dlsym(RTLD_DEFAULT, "puts") ? 0 : 1;
     } else if (strncmp(step, "fork:", 5) == 0) {

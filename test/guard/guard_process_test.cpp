@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "mgb.pb.h"
@@ -225,6 +226,88 @@ TEST_CASE(
   auto unmanaged = RunProcess({GUARD_PROBE, "alloc:1024"}, env_broken);
   CHECK_THAT(unmanaged.out, Catch::Contains("alloc:1024 rc=0"));
   CHECK_THAT(unmanaged.err, Catch::Contains("running unguarded"));
+}
+
+// Issue 33: two programs without a learned peak grew side by side on one GPU; mgbd refused the
+// younger's grow as hopeless and it died of out-of-memory. With the first-run rule off (so that
+// they do share), the refused allocation gets host memory and both finish; --no-spill keeps the
+// old out-of-memory.
+TEST_CASE("programs growing into each other's room: the refused allocation spills, none is lost",
+          "[guard][spill]") {
+  // A fresh mgbd each time: the second pair would start from the first's learned peaks, and wait.
+  auto pair = [&](const std::string &flags) {
+    auto mgbd = StartDaemonWith(1, 16 * kGiB, [](server::DaemonOptions &options) {
+      options.context_reserve_bytes = 0;
+      options.first_run_settle_ms = 0;
+    });
+    const std::string run = "'" + std::string(MGB_CLI) + "' run " + flags + " -- '" + GUARD_PROBE;
+    const std::string a = run + "' alloc:6144 sleep:400 alloc:6144 sleep:600 free";
+    const std::string b = run + "' sleep:150 alloc:6144 sleep:400 alloc:6144 sleep:600 free";
+    ProcessResult result = RunProcess({"/bin/sh", "-c", a + " & " + b + " & wait"}, Env(*mgbd));
+    auto after = Client::StatusAt(mgbd->socket);
+    REQUIRE(after.ok());
+    CHECK(after->gpus(0).memory_reserved_bytes() == 0);
+    return result;
+  };
+  auto count = [](const std::string &text, const std::string &what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const ProcessResult spilled = pair("");
+  INFO(spilled.out << spilled.err);
+  CHECK(count(spilled.out, "alloc:6144 rc=0") == 4);
+  CHECK_THAT(spilled.err, Catch::Contains("in host memory"));
+  const ProcessResult refused = pair("--no-spill");
+  INFO(refused.out << refused.err);
+  CHECK(count(refused.out, "alloc:6144 rc=0") == 3);
+  CHECK(count(refused.out, "alloc:6144 rc=2") == 1);
+}
+
+TEST_CASE("mgb run --gpus 2: a task on each GPU, each GPU's allocations grow its own task",
+          "[guard][gpus]") {
+  auto mgbd = StartDaemonWith(2, 16 * kGiB, [](server::DaemonOptions &options) {
+    // GPUs with PCI bus ids, as NVML's are: a task can be placed on one of them by name.
+    const std::string file = std::filesystem::path(options.socket_path).parent_path() / "gpus.json";
+    std::ofstream(file) << R"({"gpus": [)"
+                        << R"({"name": "a", "memory_bytes": 17179869184, "sms": 132,)"
+                        << R"( "pci_bus_id": "00000000:18:00.0"},)"
+                        << R"({"name": "b", "memory_bytes": 17179869184, "sms": 132,)"
+                        << R"( "pci_bus_id": "00000000:19:00.0"}]})";
+    options.gpus_file = file;
+  });
+  const auto argv = Run({"--gpus", "2"}, {GUARD_PROBE, "visible", "alloc:2048", "device:1",
+                                          "alloc:3072", "info", "sleep:1500", "free"});
+  ProcessResult run;
+  std::thread runner([&] { run = RunProcess(argv, Env(*mgbd)); });
+  std::optional<v1::StatusReply> seen;
+  WaitFor(
+      [&] {
+        auto status = Client::StatusAt(mgbd->socket);
+        if (!status.ok() || status->tasks_size() != 2) return false;
+        uint64_t on[2] = {0, 0};
+        for (const auto &t : status->tasks()) on[t.gpu_index()] = t.allocated_bytes();
+        if (on[0] != 2 * kGiB || on[1] != 3 * kGiB) return false;
+        seen = *status;
+        return true;
+      },
+      std::chrono::seconds(5));
+  runner.join();
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("visible=0,1"));
+  CHECK_THAT(run.out, Catch::Contains("alloc:2048 rc=0") && Catch::Contains("alloc:3072 rc=0"));
+  REQUIRE(seen);
+  for (const auto &t : seen->tasks()) {
+    CHECK(t.memory_bytes() >= t.allocated_bytes());  // each grown on its own GPU
+    CHECK_THAT(t.profile_key(), Catch::Contains(" of 2]"));
+  }
+  // Config GPUs without bus ids cannot be named: a clear refusal, not a wrong placement.
+  auto plain = StartDaemon(2, 16 * kGiB);
+  const ProcessResult refused = RunProcess(Run({"--gpus", "2"}, {GUARD_PROBE}), Env(*plain));
+  CHECK(refused.exit_code == 1);
+  CHECK_THAT(refused.err, Catch::Contains("PCI bus ids"));
+  CHECK(RunProcess(Run({"--gpus", "9"}, {GUARD_PROBE}), Env(*plain)).exit_code == 2);
 }
 
 }  // namespace mgb::test

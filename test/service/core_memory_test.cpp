@@ -258,6 +258,23 @@ TEST_CASE("grows that fit only by the accounting fail the youngest once NVML has
   CHECK(c.sink.Has(core::EventKind::kTaskGrown, f.a.task));
 }
 
+// Issue 33 on 2x H100: `mgb run` repeats its usage report every 2 s; each counted as a change,
+// NVML never settled, and six programs waited to grow on one GPU for 300 s.
+TEST_CASE("usage reports that change nothing do not keep NVML from settling",
+          "[core][memory][grow]") {
+  TwoGrowersOnAFullGpu f;
+  Core &c = f.c;
+  auto second = c.s->TaskGrow(f.s2, f.b.task, 3 * kGB / 2, 0, 3);
+  REQUIRE(second.ok());
+  REQUIRE_FALSE(second->grown);
+  for (core::Micros at : {1'000'000, 2'000'000, 3'000'000}) {  // the same bytes, again and again
+    REQUIRE(c.s->TaskUsage(f.s1, f.a.task, 6 * kGB, at).ok());
+    REQUIRE(c.s->TaskUsage(f.s2, f.b.task, 6 * kGB, at).ok());
+  }
+  c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 3'500'000);
+  CHECK(c.sink.Has(core::EventKind::kTaskCancelled, f.b.task));  // the youngest grow fails
+}
+
 TEST_CASE("a grow asked when NVML has settled on a full GPU is refused at once",
           "[core][memory][grow]") {
   TwoGrowersOnAFullGpu f;

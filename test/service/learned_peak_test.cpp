@@ -121,6 +121,71 @@ TEST_CASE("a profiled TaskBegin of memory 0: mgbd's default first, then the lear
   CHECK(server::ProfileStore(dir.File("mgbd-profiles.tsv")).Lookup(Me(), key) == 100 * kMiB);
 }
 
+// Issue 33: learned peaks were keyed by the exact command line, so a job whose output path or
+// seed changed was never learned; a run that died taught nothing.
+TEST_CASE("a program's other runs lend their peak; a running program teaches before it ends",
+          "[profile]") {
+  TempDir dir;
+  auto mgbd = StartIn(dir, "");
+  const std::string socket = dir.File("mgbd.sock");
+  auto client = Client::Connect(socket, getpid(), "python3");
+  REQUIRE(client.ok());
+  const std::string program = "/usr/bin/python3.12 /home/ann/train.py";
+  auto begin = [&](const std::string &arguments) {
+    auto placed =
+        (*client)->TaskBeginProfiled(program, 0, LaunchShape{}, "run", std::nullopt, arguments);
+    REQUIRE(placed.ok());
+    return *placed;
+  };
+  auto provisional = [&](uint64_t task) {
+    auto status = (*client)->Status();
+    REQUIRE(status.ok());
+    for (const auto &t : status->tasks()) {
+      if (t.task_id() == task) {
+        CHECK(t.profile_key() == program);
+        return t.provisional();
+      }
+    }
+    FAIL("task " << task << " not running");
+    return false;
+  };
+  const std::string big = "python3 train.py --gib 3 --out /runs/1";
+  const Placement first = begin(big);
+  CHECK(first.memory_bytes == 2 * kGiB);  // nothing known
+  CHECK(provisional(first.task_id));
+  // While it runs, its peak is kept: a second copy started now reserves it (still a guess).
+  REQUIRE((*client)->TaskUsage(first.task_id, 3 * kGiB, 3 * kGiB).ok());
+  const Placement copy = begin(big);
+  CHECK(copy.memory_bytes == WithHeadroom(3 * kGiB));
+  CHECK(provisional(copy.task_id));
+  REQUIRE((*client)->TaskEnd(copy.task_id).ok());
+  REQUIRE((*client)->TaskEnd(first.task_id).ok());
+  (*client)->Flush();
+  // The finished run's arguments again: learned, not a guess.
+  const Placement again = begin(big);
+  CHECK(again.memory_bytes == WithHeadroom(3 * kGiB));
+  CHECK_FALSE(provisional(again.task_id));
+  REQUIRE((*client)->TaskUsage(again.task_id, 3 * kGiB).ok());
+  REQUIRE((*client)->TaskEnd(again.task_id).ok());
+  // A small run of the same program.
+  const Placement small = begin("python3 train.py --gib 1 --out /runs/2");
+  REQUIRE((*client)->TaskUsage(small.task_id, kGiB).ok());
+  REQUIRE((*client)->TaskEnd(small.task_id).ok());
+  (*client)->Flush();
+  // Another output path: the run whose arguments are most alike lends its peak, as a guess.
+  const Placement big_elsewhere = begin("python3 train.py --gib 3 --out /runs/9");
+  CHECK(big_elsewhere.memory_bytes == WithHeadroom(3 * kGiB));
+  CHECK(provisional(big_elsewhere.task_id));
+  const Placement small_elsewhere = begin("python3 train.py --gib 1 --out /runs/9");
+  CHECK(small_elsewhere.memory_bytes == WithHeadroom(kGiB));
+  // Another program learns nothing from these.
+  auto other =
+      (*client)->TaskBeginProfiled("/usr/bin/python3.12 /home/ann/eval.py", 0, LaunchShape{},
+                                   "eval", std::nullopt, "python3 eval.py --gib 3 --out /runs/1");
+  REQUIRE(other.ok());
+  CHECK(other->memory_bytes == 2 * kGiB);
+}
+
 TEST_CASE("a profiled TaskBegin that waits is answered with the reservation mgbd chose",
           "[profile]") {
   const bool lane = GENERATE(true, false);
@@ -220,11 +285,16 @@ TEST_CASE("mgbd keeps learned peaks across a restart, and mgb status shows a tas
     REQUIRE(doc["running_tasks"].size() == 1);
     CHECK(doc["running_tasks"][0]["peak_bytes"] == 5 * kGiB);
     CHECK(doc["running_tasks"][0]["allocated_bytes"] == 2 * kGiB);
+    CHECK(doc["running_tasks"][0]["profile_key"] == key);
+    CHECK(doc["running_tasks"][0]["provisional"] == true);  // a first run
+    CHECK_THAT(table.out, Catch::Contains("learned as") && Catch::Contains("guessed"));
     REQUIRE((*client)->TaskEnd(task->task_id).ok());
   }  // the session ends: the next mgbd does not wait for it
   CHECK(stop(mgbd) == 0);
-  CHECK(ReadFile(store) == Me() + "\tsh -c 'printf \"a\\\\tb\"'\\t--flag\\nsecond line\t" +
-                               std::to_string(5 * kGiB) + "\n");
+  // The peak as the run went (partial, "+"), then the finished run's.
+  const std::string escaped = Me() + "\tsh -c 'printf \"a\\\\tb\"'\\t--flag\\nsecond line\t";
+  CHECK(ReadFile(store) ==
+        escaped + std::to_string(5 * kGiB) + "+\n" + escaped + std::to_string(5 * kGiB) + "\n");
 
   mgbd = start();
   {

@@ -116,4 +116,70 @@ TEST_CASE("profile store: a file that cannot be written is an error naming it", 
   CHECK(store.Lookup("ann", "k") == 1);  // still known in memory
 }
 
+TEST_CASE("profile store: a program's runs by arguments, the most alike lending its peak",
+          "[profile]") {
+  TempDir dir;
+  const std::string path = dir.File("peaks.tsv");
+  {
+    ProfileStore store(path);
+    store.Record("ann", "python train.py", "python train.py --gib 8 --seed 1", 8 * kGiB);
+    store.Record("ann", "python train.py", "python train.py --gib 2 --seed 1", 2 * kGiB);
+    // Exact arguments: the peak, learned.
+    auto exact = store.Lookup("ann", "python train.py", "python train.py --gib 8 --seed 1");
+    REQUIRE(exact);
+    CHECK(exact->peak == 8 * kGiB);
+    CHECK(exact->exact);
+    // Other arguments: the most alike run's, a guess.
+    auto near = store.Lookup("ann", "python train.py", "python train.py --gib 8 --seed 7");
+    REQUIRE(near);
+    CHECK(near->peak == 8 * kGiB);
+    CHECK_FALSE(near->exact);
+    CHECK(store.Lookup("ann", "python train.py", "python train.py --gib 2 --seed 7")->peak ==
+          2 * kGiB);
+    // Equally alike: the latest.
+    CHECK(store.Lookup("ann", "python train.py", "python train.py")->peak == 2 * kGiB);
+    CHECK_FALSE(store.Lookup("bob", "python train.py", "python train.py --gib 8 --seed 1"));
+    CHECK_FALSE(store.Lookup("ann", "python eval.py", "python train.py --gib 8 --seed 1"));
+    // Without arguments the program alone is the key: no guess from others.
+    CHECK_FALSE(store.Lookup("ann", "python train.py", ""));
+    // A running program's peak only raises, and is partial (a guess) until its run ends.
+    store.Record("ann", "python train.py", "python train.py --gib 2 --seed 1", kGiB,
+                 ProfileStore::Merge::kRaise);
+    CHECK(store.Lookup("ann", "python train.py", "python train.py --gib 2 --seed 1")->exact);
+    store.Record("ann", "python train.py", "python train.py --gib 4 --seed 1", 3 * kGiB,
+                 ProfileStore::Merge::kRaise);
+    auto partial = store.Lookup("ann", "python train.py", "python train.py --gib 4 --seed 1");
+    REQUIRE(partial);
+    CHECK(partial->peak == 3 * kGiB);
+    CHECK_FALSE(partial->exact);
+    REQUIRE(store.Save().ok());
+  }
+  ProfileStore again(path);
+  auto partial = again.Lookup("ann", "python train.py", "python train.py --gib 4 --seed 1");
+  REQUIRE(partial);
+  CHECK_FALSE(partial->exact);
+  CHECK(again.Lookup("ann", "python train.py", "python train.py --gib 8 --seed 1")->exact);
+}
+
+TEST_CASE("profile store: a seed in the arguments does not grow the store without bound",
+          "[profile]") {
+  TempDir dir;
+  const std::string path = dir.File("peaks.tsv");
+  {
+    ProfileStore store(path);
+    for (int seed = 0; seed < 100; ++seed) {
+      store.Record("ann", "python train.py", "python train.py --seed " + std::to_string(seed),
+                   static_cast<uint64_t>(seed + 1) * (kGiB >> 10));
+    }
+    CHECK(store.size() == 16);  // the latest 16 argument lists
+    CHECK(store.Lookup("ann", "python train.py", "python train.py --seed 99")->exact);
+    CHECK_FALSE(store.Lookup("ann", "python train.py", "python train.py --seed 3")->exact);
+    REQUIRE(store.Save().ok());
+  }
+  ProfileStore again(path);
+  CHECK(again.size() == 16);  // loading applies the same limit, in the same order
+  CHECK(again.Lookup("ann", "python train.py", "python train.py --seed 99")->peak ==
+        100 * (kGiB >> 10));
+}
+
 }  // namespace mgb::test

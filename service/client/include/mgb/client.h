@@ -81,19 +81,22 @@ class Client {
   absl::StatusOr<Placement> TaskBegin(uint64_t memory_bytes, const LaunchShape &shape,
                                       const std::string &label, Deadline deadline = std::nullopt,
                                       const std::string &preferred_pci_bus_id = "");
-  // TaskBegin for a program known by its command line (profile_key): with memory_bytes 0, mgbd
-  // reserves what this user's last finished run of it peaked at (plus 1/16), else its
-  // --run-default-mem; Placement::memory_bytes says what. TaskEnd teaches mgbd the run's peak
-  // (from TaskUsage). docs/service.md, "Learned peaks".
+  // TaskBegin for a known program (profile_key: `mgb run`'s executable and script; arguments:
+  // its whole command line, a hint): with memory_bytes 0, mgbd reserves what this user's last
+  // finished run of it peaked at (plus 1/16), else its --run-default-mem; Placement::memory_bytes
+  // says what. TaskUsage and TaskEnd teach mgbd the run's peak. docs/service.md, "Learned peaks".
   absl::StatusOr<Placement> TaskBeginProfiled(const std::string &profile_key, uint64_t memory_bytes,
                                               const LaunchShape &shape, const std::string &label,
-                                              Deadline deadline = std::nullopt);
+                                              Deadline deadline = std::nullopt,
+                                              const std::string &profile_arguments = "");
   // Blocks until the task's GPU has extra_bytes more for it; returns the new reservation.
   absl::StatusOr<uint64_t> TaskGrow(uint64_t task_id, uint64_t extra_bytes,
                                     Deadline deadline = std::nullopt);
   // The task has allocated_bytes of its reservation now, and at most peak_bytes at once so far
   // (0: not known); mgbd learns the larger of the two as the run's peak.
-  absl::Status TaskUsage(uint64_t task_id, uint64_t allocated_bytes, uint64_t peak_bytes = 0);
+  // room_bytes, when given, gets the most the task could hold on its GPU now (0: not known).
+  absl::Status TaskUsage(uint64_t task_id, uint64_t allocated_bytes, uint64_t peak_bytes = 0,
+                         uint64_t *room_bytes = nullptr);
   // The task launched `shape`; mgbd counts it if it is wider than the task's. Returns the warps
   // mgbd counts for the task.
   absl::StatusOr<uint64_t> TaskLaunch(uint64_t task_id, const LaunchShape &shape);

@@ -111,6 +111,15 @@ struct Options {
   // survives its jobs racing to their first task (docs/service.md, "Queue priority"). Off by
   // default since any client may ask for a high priority.
   bool queue_priority = false;
+  // First runs (docs/service.md, "Programs without a learned peak"): a provisional task's memory
+  // is a guess and it may grow far past it, so two growing on one GPU can together need more than
+  // the GPU has, and then one of their grows fails. A provisional task is placed only on a GPU
+  // where no other provisional task is still growing: one counts as growing from its placement
+  // until it has allocated (a usage report or a grow; at most unknown_start_us) and then until it
+  // has not grown (nor waited to grow) for unknown_settle_us. It waits while every GPU has one.
+  // unknown_settle_us 0: no such rule.
+  Micros unknown_settle_us = 5'000'000;
+  Micros unknown_start_us = 60'000'000;
 };
 
 // Queue priorities run 0 (default) to kMaxQueuePriority; larger values are clamped.
@@ -165,6 +174,8 @@ struct TaskRequest {
   // The GPUs the task's process can open (CUDA_VISIBLE_DEVICES, a cgroup): it is placed only on
   // one of these. Empty: any. A GPU without a PCI bus id (a config file's) is never hidden.
   std::vector<std::string> visible_pci_bus_ids;
+  // memory_bytes is mgbd's default for a program it knows nothing of (Options::unknown_settle_us).
+  bool provisional = false;
 };
 
 struct BeginResult {
@@ -240,6 +251,9 @@ class Scheduler {
                                       Micros deadline, Micros now);
   // The task really allocated `allocated_bytes` of its reservation so far (NVML accounting).
   absl::Status TaskUsage(SessionId session, TaskId task, uint64_t allocated_bytes, Micros now);
+  // The most a running task could hold on its GPU now: its reservation plus the room no task,
+  // context or waiting grow there has a claim on (and NVML does not show used by others).
+  absl::StatusOr<uint64_t> TaskRoom(SessionId session, TaskId task) const;
   // A running task launched `shape`: when it has more warps than the task's shape, the task
   // counts it from now on (mgb-sm: fitted to the SMs' room if it fits, else counted over the
   // GPU's warps only, so later tasks wait). Returns the warps the task counts.
@@ -291,6 +305,7 @@ class Scheduler {
     uint64_t warps = 0;
     uint32_t tasks = 0;
     uint32_t pinned_sessions = 0;       // single / cg:N
+    uint32_t unsettled = 0;             // provisional tasks here still growing (first_runs.cpp)
     std::map<uint64_t, TaskId> placed;  // the tasks placed here, by Task::order
     std::vector<SmUse> sm_use;          // mgb-sm only
     uint32_t next_sm = 0;               // mgb-sm round robin start
@@ -325,6 +340,9 @@ class Scheduler {
     uint64_t grow_extra = 0;          // > 0 while a grow waits
     Micros grow_deadline = 0;
     uint64_t grow_seq = 0;
+    bool provisional = false;    // TaskRequest::provisional
+    bool allocating = false;     // it reported memory allocated, or grew
+    Micros unsettled_until = 0;  // > 0 while it counts as growing (in unsettled_)
   };
   struct Fit {
     int gpu = -1;
@@ -339,6 +357,11 @@ class Scheduler {
   // empty when it names none.
   std::vector<bool> HiddenGpus(const TaskRequest &request) const;
   static bool Hidden(const Task &t, int gpu) { return !t.hidden.empty() && t.hidden[gpu]; }
+  // Never placed on `gpu` now, by any rule: hidden from its process, or a provisional task where
+  // another is still growing (first_runs.cpp). Choose and the head's shadow both ask.
+  bool Closed(const Task &t, int gpu) const {
+    return Hidden(t, gpu) || (t.provisional && gpus_[gpu].unsettled > 0);
+  }
   absl::StatusOr<Task *> OwnedTask(SessionId session, TaskId task, std::string_view field);
   // OwnedTask, and FAILED_PRECONDITION while it waits for a GPU (grow, usage, launch need one).
   absl::StatusOr<Task *> PlacedTask(SessionId session, TaskId task);
@@ -418,6 +441,13 @@ class Scheduler {
   std::vector<GrowQueue> GrowQueues() const;
   uint64_t RoomForGrows(int gpu, uint64_t held) const;
   void FailHopelessGrows(Micros now);
+  // First runs (Options::unknown_settle_us): a provisional task counts as growing on its GPU from
+  // its placement or grow until it has been quiet for the settle time.
+  void MarkGrowing(TaskId id, Task &t, Micros now);
+  void GrowingUntil(TaskId id, Task &t, Micros until);
+  void ForgetGrowing(TaskId id, Task &t);
+  // Settles the tasks quiet long enough; true when some GPU has no growing one any more.
+  bool SettleQuietTasks(Micros now);
   std::string NoRoomMessage(TaskId id, int gpu, uint64_t memory, uint64_t extra) const;
   // The oldest waiting task after `after_seq` that may fit (pinned sessions' tasks always
   // qualify, their Choose is O(1)); false when none.
@@ -440,6 +470,7 @@ class Scheduler {
   std::map<uint64_t, TaskId> growing_;             // pending grows, FIFO
   std::set<std::pair<Micros, TaskId>> deadlines_;  // waiting TaskBegins
   std::set<std::pair<Micros, TaskId>> grow_deadlines_;  // pending grows
+  std::set<std::pair<Micros, TaskId>> unsettled_;       // provisional tasks still growing
   int head_gpu_ = -1;      // the GPU reserved by the blocked queue head, -1 if none
   TaskId head_task_ = 0;   // the blocked queue head, 0 if none
   Micros hold_until_ = 0;  // new tasks wait until then (HoldNewTasksUntil), 0 if not held
