@@ -14,11 +14,12 @@
 
 namespace mgb::guard {
 
+// The most GPUs one run may have (`mgb run --gpus N`).
+inline constexpr size_t kMaxRunGpus = 8;
+
 // What one of the program's processes holds: counted out when it exits, however it exits (its
 // driver context, and so its memory, goes with it). `pid` 0: free; `start`: the process's start
 // time (/proc/PID/stat), so that a reused pid is not taken for the process that had it.
-inline constexpr size_t kMaxRunGpus = 8;
-
 struct ProcessSlot {
   std::atomic<uint64_t> pid{0};
   std::atomic<uint64_t> start{0};

@@ -62,17 +62,22 @@ CUresult GuardedDriver::Guarded(size_t bytes, uint32_t gpu, Table &table,
   return result;
 }
 
+template <typename Value>
+std::optional<Value> GuardedDriver::Take(std::unordered_map<uint64_t, Value> &table, uint64_t key) {
+  std::lock_guard lock(mu_);
+  auto it = table.find(key);
+  if (it == table.end()) return std::nullopt;
+  Value value = it->second;
+  table.erase(it);
+  return value;
+}
+
 void GuardedDriver::Forget(Table &table, uint64_t key) {
   if (budget_ == nullptr) return;
-  Counted counted;
-  {
-    std::lock_guard lock(mu_);
-    auto it = table.find(key);
-    if (it == table.end()) return;  // not counted (made before the guard was active)
-    counted = it->second;
-    table.erase(it);
+  // Not in the table: not counted (made before the guard was active).
+  if (std::optional<Counted> counted = Take(table, key)) {
+    budget_->Release(counted->bytes, counted->gpu);
   }
-  budget_->Release(counted.bytes, counted.gpu);
 }
 
 uint32_t GuardedDriver::CurrentGpu() const {
@@ -127,18 +132,12 @@ CUresult GuardedDriver::SpillAlloc(CUdeviceptr *ptr, size_t bytes) {
 }
 
 bool GuardedDriver::SpillFree(CUdeviceptr ptr, CUresult *result) {
-  SpilledAddress spilled;
-  {
-    std::lock_guard lock(mu_);
-    auto it = spilled_pointers_.find(ptr);
-    if (it == spilled_pointers_.end()) return false;
-    spilled = it->second;
-    spilled_pointers_.erase(it);
-  }
-  *result = real_.mem_unmap(ptr, spilled.size);
-  real_.mem_address_free(ptr, spilled.size);
-  Call(real_.mem_release, spilled.handle);
-  if (budget_ != nullptr) budget_->Spilled(-static_cast<int64_t>(spilled.bytes));
+  const std::optional<SpilledAddress> spilled = Take(spilled_pointers_, ptr);
+  if (!spilled) return false;
+  *result = real_.mem_unmap(ptr, spilled->size);
+  real_.mem_address_free(ptr, spilled->size);
+  Call(real_.mem_release, spilled->handle);
+  if (budget_ != nullptr) budget_->Spilled(-static_cast<int64_t>(spilled->bytes));
   return true;
 }
 
@@ -202,15 +201,14 @@ CUresult GuardedDriver::MemFreeAsync(CUdeviceptr ptr, CUstream stream, bool per_
 
 CUresult GuardedDriver::MemCreate(CUmemGenericAllocationHandle *handle, size_t bytes,
                                   const void *prop, unsigned long long flags) {
-  // Physical memory names its device; host-located memory is not the GPU's (counted on the
+  // Physical memory on a device names it; host-located memory is not the GPU's (counted on the
   // current one all the same, as it was before runs had several GPUs).
+  MemAllocationProp asked;
+  if (prop != nullptr) std::memcpy(&asked, prop, sizeof asked);
+  const bool on_device = prop != nullptr && asked.location.type == kMemLocationDevice;
   uint32_t gpu = CurrentGpu();
-  if (prop != nullptr && budget_ != nullptr && budget_->gpus() > 1) {
-    MemAllocationProp asked;
-    std::memcpy(&asked, prop, sizeof asked);
-    if (asked.location.type == kMemLocationDevice && asked.location.id >= 0) {
-      gpu = static_cast<uint32_t>(asked.location.id);
-    }
+  if (on_device && asked.location.id >= 0 && budget_ != nullptr && budget_->gpus() > 1) {
+    gpu = static_cast<uint32_t>(asked.location.id);
   }
   return Guarded(
       bytes, gpu, handles_, handle,
@@ -218,10 +216,8 @@ CUresult GuardedDriver::MemCreate(CUmemGenericAllocationHandle *handle, size_t b
       [&] {
         // The same allocation on the host: the program maps it and grants its device access as
         // it would have (cuMemSetAccess works on host-located memory, measured on H100).
-        if (prop == nullptr) return kCudaErrorOutOfMemory;
-        MemAllocationProp host;
-        std::memcpy(&host, prop, sizeof host);
-        if (host.location.type != kMemLocationDevice) return kCudaErrorOutOfMemory;
+        if (!on_device) return kCudaErrorOutOfMemory;
+        MemAllocationProp host = asked;
         host.location = {kMemLocationHost, 0};
         host.compression_type = 0;
         const CUresult e = Call(real_.mem_create, handle, bytes, &host, flags);
@@ -234,15 +230,9 @@ CUresult GuardedDriver::MemCreate(CUmemGenericAllocationHandle *handle, size_t b
 }
 
 bool GuardedDriver::ForgetSpilledHandle(CUmemGenericAllocationHandle handle) {
-  uint64_t bytes = 0;
-  {
-    std::lock_guard lock(mu_);
-    auto it = spilled_handles_.find(handle);
-    if (it == spilled_handles_.end()) return false;
-    bytes = it->second;
-    spilled_handles_.erase(it);
-  }
-  if (budget_ != nullptr) budget_->Spilled(-static_cast<int64_t>(bytes));
+  const std::optional<uint64_t> bytes = Take(spilled_handles_, handle);
+  if (!bytes) return false;
+  if (budget_ != nullptr) budget_->Spilled(-static_cast<int64_t>(*bytes));
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "driver_types.h"
@@ -57,6 +58,9 @@ class GuardedDriver {
   CUresult Guarded(size_t bytes, uint32_t gpu, Table &table, const unsigned long long *key,
                    Allocate allocate, Spill spill);
   void Forget(Table &table, uint64_t key);
+  // Takes `key`'s entry out of `table` under mu_; none when it has none.
+  template <typename Value>
+  std::optional<Value> Take(std::unordered_map<uint64_t, Value> &table, uint64_t key);
   // The run's GPU an allocation now counts on.
   uint32_t CurrentGpu() const;
   // Host memory mapped for the current device at a new address, as cuMemAlloc's stand-in.

@@ -526,15 +526,15 @@ absl::StatusOr<GrowResult> Scheduler::TaskGrow(SessionId session, TaskId task, u
   return GrowResult{false, t.memory, t.gpu};
 }
 
-absl::Status Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t allocated_bytes,
-                                  Micros now) {
+absl::StatusOr<bool> Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t allocated_bytes,
+                                          Micros now) {
   absl::StatusOr<Task *> found = PlacedTask(session, task);
   if (!found.ok()) return found.status();
   Task &t = **found;
   GpuState &g = gpus_[t.gpu];
   // A report that changes nothing (`mgb run` repeats its report every 2 s) is no change: NVML's
   // view must be able to settle (grow liveness) while programs hold still.
-  if (allocated_bytes != t.allocated) g.last_change = now;
+  bool changed = allocated_bytes != t.allocated;
   if (allocated_bytes > 0 && !t.allocating) {  // a first run's quiet time starts from here
     t.allocating = true;
     MarkGrowing(task, t, now);
@@ -547,10 +547,11 @@ absl::Status Scheduler::TaskUsage(SessionId session, TaskId task, uint64_t alloc
   if (allocated_bytes > 0 && s.context[t.gpu] == ContextState::kCharged) {
     s.context[t.gpu] = ContextState::kConfirmed;
     --g.pending_contexts;
-    g.last_change = now;
+    changed = true;
   }
+  if (changed) g.last_change = now;
   // No retry here: NVML's free memory is stale until the caller's UpdateDeviceMemory.
-  return absl::OkStatus();
+  return changed;
 }
 
 absl::StatusOr<uint64_t> Scheduler::TaskLaunch(SessionId session, TaskId task,

@@ -375,18 +375,19 @@ grpc::ServerUnaryReactor *SchedulerService::TaskUsage(grpc::CallbackServerContex
                                                       v1::TaskUsageReply *reply) {
   return AnswerForSession(context, request->session_id(), [&](core::SessionId session) {
     const core::Micros now = CoreNow();
-    absl::Status status =
+    absl::StatusOr<bool> changed =
         core_->TaskUsage(session, request->task_id(), request->allocated_bytes(), now);
-    if (!status.ok()) return status;
+    if (!changed.ok()) return changed.status();
     TaskProfile &profile = task_profiles_[request->task_id()];
     profile.peak = std::max({profile.peak, request->allocated_bytes(), request->peak_bytes()});
     LearnWhileRunning(profile);
-    // The allocation is in NVML's view now: re-read it before any other decision.
-    RefreshMemory(now, true);
+    // A new allocation is in NVML's view now: re-read it before any other decision (a report
+    // that changed nothing, `mgb run`'s every 2 s, needs no read).
+    RefreshMemory(now, *changed);
     if (absl::StatusOr<uint64_t> room = core_->TaskRoom(session, request->task_id()); room.ok()) {
       reply->set_room_bytes(*room);
     }
-    return status;
+    return absl::OkStatus();
   });
 }
 

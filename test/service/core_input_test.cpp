@@ -69,7 +69,8 @@ TEST_CASE("bad requests are refused naming the field, state unchanged", "[core][
   CheckRejected(c.s->TaskEnd(s, 12345, 1), absl::StatusCode::kNotFound, "task_id");
   // Another session's task: indistinguishable from a missing one.
   CheckRejected(c.s->TaskEnd(other, held.task, 1), absl::StatusCode::kNotFound, "task_id");
-  CheckRejected(c.s->TaskUsage(other, held.task, kGB, 1), absl::StatusCode::kNotFound, "task_id");
+  CheckRejected(c.s->TaskUsage(other, held.task, kGB, 1).status(), absl::StatusCode::kNotFound,
+                "task_id");
   CheckRejected(c.s->TaskGrow(other, held.task, kGB, 0, 1).status(), absl::StatusCode::kNotFound,
                 "task_id");
   CheckRejected(c.s->TaskGrow(s, held.task, 0, 0, 1).status(), absl::StatusCode::kInvalidArgument,

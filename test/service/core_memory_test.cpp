@@ -268,8 +268,11 @@ TEST_CASE("usage reports that change nothing do not keep NVML from settling",
   REQUIRE(second.ok());
   REQUIRE_FALSE(second->grown);
   for (core::Micros at : {1'000'000, 2'000'000, 3'000'000}) {  // the same bytes, again and again
-    REQUIRE(c.s->TaskUsage(f.s1, f.a.task, 6 * kGB, at).ok());
-    REQUIRE(c.s->TaskUsage(f.s2, f.b.task, 6 * kGB, at).ok());
+    for (auto [session, task] : {std::pair{f.s1, f.a.task}, std::pair{f.s2, f.b.task}}) {
+      auto changed = c.s->TaskUsage(session, task, 6 * kGB, at);
+      REQUIRE(changed.ok());
+      CHECK_FALSE(*changed);  // nothing for mgbd to read NVML again for
+    }
   }
   c.s->UpdateDeviceMemory(0, kGB, 15 * kGB, 3'500'000);
   CHECK(c.sink.Has(core::EventKind::kTaskCancelled, f.b.task));  // the youngest grow fails

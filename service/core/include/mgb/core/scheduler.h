@@ -250,7 +250,10 @@ class Scheduler {
   absl::StatusOr<GrowResult> TaskGrow(SessionId session, TaskId task, uint64_t extra_bytes,
                                       Micros deadline, Micros now);
   // The task really allocated `allocated_bytes` of its reservation so far (NVML accounting).
-  absl::Status TaskUsage(SessionId session, TaskId task, uint64_t allocated_bytes, Micros now);
+  // Returns whether that changed the GPU's memory (other bytes, or the process's context now
+  // confirmed): only then is NVML's view worth reading again.
+  absl::StatusOr<bool> TaskUsage(SessionId session, TaskId task, uint64_t allocated_bytes,
+                                 Micros now);
   // The most a running task could hold on its GPU now: its reservation plus the room no task,
   // context or waiting grow there has a claim on (and NVML does not show used by others).
   absl::StatusOr<uint64_t> TaskRoom(SessionId session, TaskId task) const;
