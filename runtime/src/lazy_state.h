@@ -3,6 +3,7 @@
 #ifndef MGB_RUNTIME_SRC_LAZY_STATE_H
 #define MGB_RUNTIME_SRC_LAZY_STATE_H
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -13,23 +14,39 @@
 
 #include <cuda_runtime_api.h>
 
+#include "mgb/core/gpu.h"
+
 namespace mgb::runtime {
 
 // One GPU task placed by mgbd: static (probes) or lazy (placed at a launch using stand-ins).
 struct Task {
-  uint64_t id = 0;            // mgbd's task id, also the mgb_task handle
-  int device = 0;             // CUDA ordinal of the GPU mgbd chose
-  std::string site;           // "file:line" for messages
-  bool lazy = false;          // ends when its last bound stand-in is freed (or at exit)
-  uint64_t reserved = 0;      // bytes mgbd granted, heap included
-  uint64_t heap_bytes = 0;    // the on-device malloc heap counted in `reserved`
-  uint64_t allocated = 0;     // bytes really allocated for it
-  uint64_t pending = 0;       // bytes reserved for allocations in flight
-  int depth = 0;              // static begins (nesting) not yet ended
-  size_t objects = 0;         // stand-ins bound to it, and allocations holding it (eager binding)
-  uint64_t launch_warps = 0;  // warps of the widest launch shape mgbd was told of
+  uint64_t id = 0;          // mgbd's task id, also the mgb_task handle
+  int device = 0;           // CUDA ordinal of the GPU mgbd chose
+  std::string site;         // "file:line" for messages
+  bool lazy = false;        // ends when its last bound stand-in is freed (or at exit)
+  uint64_t reserved = 0;    // bytes mgbd granted, heap included
+  uint64_t heap_bytes = 0;  // the on-device malloc heap counted in `reserved`
+  uint64_t allocated = 0;   // bytes really allocated for it
+  uint64_t pending = 0;     // bytes reserved for allocations in flight
+  int depth = 0;            // static begins (nesting) not yet ended
+  size_t objects = 0;       // stand-ins bound to it, and allocations holding it (eager binding)
+  // The most of each measure of a launch's demand mgbd was told of (it weighs them together).
+  uint64_t told_warps = 0;
+  uint32_t told_registers = 0;  // per thread
+  uint32_t told_shared = 0;     // bytes per block
 
   uint64_t Budget() const { return reserved > heap_bytes ? reserved - heap_bytes : 0; }
+  // Whether `shape` raises a measure mgbd was told of; if so, it now counts as told.
+  bool RaisesTold(const core::LaunchShape &shape) {
+    if (shape.warps() <= told_warps && shape.registers_per_thread <= told_registers &&
+        shape.shared_bytes_per_block <= told_shared) {
+      return false;
+    }
+    told_warps = std::max(told_warps, shape.warps());
+    told_registers = std::max(told_registers, shape.registers_per_thread);
+    told_shared = std::max(told_shared, shape.shared_bytes_per_block);
+    return true;
+  }
 };
 
 struct LazyObject;

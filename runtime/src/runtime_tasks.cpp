@@ -96,12 +96,10 @@ Runtime::KernelResources Runtime::ResourcesOf(const void *kernel) {
 
 void Runtime::TellLaunch(uint64_t task_id, const LaunchShape &shape) {
   if (!core::CudaLaunchLimitViolation(shape).empty()) return;  // CUDA refuses it: nothing runs
-  const uint64_t warps = shape.warps();
   {
     std::lock_guard lock(mu_);
     auto it = tasks_.find(task_id);
-    if (it == tasks_.end() || warps <= it->second->launch_warps) return;
-    it->second->launch_warps = warps;
+    if (it == tasks_.end() || !it->second->RaisesTold(shape)) return;
   }
   std::shared_ptr<Client> client = session_.client();
   if (client == nullptr) return;
@@ -191,7 +189,7 @@ uint64_t Runtime::StartTask(uint64_t bytes, const LaunchShape &shape, const std:
   task->lazy = lazy;
   task->reserved = asked;
   task->heap_bytes = heap;
-  task->launch_warps = shape.warps();
+  task->RaisesTold(shape);
   std::lock_guard lock(mu_);
   tasks_[task->id] = std::move(task);
   return placed->task_id;

@@ -19,8 +19,9 @@ options:
   --runs "P@N ..."  policy@workers, in order (default "single@2 mgb@8 cg:2@4 cg:3@6");
                     policies: mgb mgb-sm single cg:N memory, each optionally +spread (mgbd
                     --spread-tasks) and/or +priority (mgbd --queue-priority: with --batch-args
-                    "--order longest-first ...", the longest jobs first in mgbd's wait queue);
-                    at most 6 runs (8 files come back)
+                    "--order longest-first ...", the longest jobs first in mgbd's wait queue)
+                    and/or +slowPCT (mgbd --max-slowdown PCT); WORKERS a count or auto
+                    (mgb batch --workers auto); at most 6 runs (8 files come back)
   --bin DIR         holds mgbd and mgb (with `batch`) or mgb-batch (default .device/bin)
   --lib DIR         their shared libraries, put on LD_LIBRARY_PATH (default DIR/../lib if present)
   --timeout S       limit per run, seconds (default 200); a run past it is stopped (SIGTERM:
@@ -90,8 +91,8 @@ fi
 read -r -a RUN_LIST <<<"$RUNS"
 [ ${#RUN_LIST[@]} -ge 1 ] && [ ${#RUN_LIST[@]} -le 6 ] || die_usage "--runs: 1 to 6 entries, got ${#RUN_LIST[@]}"
 for r in "${RUN_LIST[@]}"; do
-  [[ "$r" =~ ^(mgb|mgb-sm|single|memory|cg:[0-9]+)(\+spread)?(\+priority)?@[0-9]+$ ]] ||
-    die_usage "--runs: '$r' is not POLICY@WORKERS (POLICY: mgb mgb-sm single memory cg:N, optionally +spread, +priority)"
+  [[ "$r" =~ ^(mgb|mgb-sm|single|memory|cg:[0-9]+)(\+spread)?(\+priority)?(\+slow[0-9]+)?@([0-9]+|auto)$ ]] ||
+    die_usage "--runs: '$r' is not POLICY@WORKERS (POLICY: mgb mgb-sm single memory cg:N, optionally +spread, +priority, +slowPCT; WORKERS: a count or auto)"
 done
 # Every program the job list names must be there now, not discovered missing 5 minutes in.
 PROGRAMS=$(python3 - "$JOBS" <<'PY'
@@ -206,8 +207,10 @@ run_one() {
   gpu_snapshot "before $tag"
 
   # --verbose 1: one line per decision in logs/TAG.mgbd.txt, to explain a run afterwards.
-  local base=${policy%+priority}; base=${base%+spread}
+  local base=${policy%%+*}
   local mgbd_args=(--socket "$sock" --policy "$base" --verbose 1)
+  # POLICY+slowPCT: mgbd --max-slowdown PCT (co-run demand bound).
+  [[ "$policy" =~ \+slow([0-9]+) ]] && mgbd_args+=(--max-slowdown "${BASH_REMATCH[1]}")
   # POLICY+spread: mgbd --spread-tasks (each task by the policy alone, as the paper's prototype).
   [[ "$policy" == *+spread* ]] && mgbd_args+=(--spread-tasks)
   # POLICY+priority: mgbd --queue-priority (the jobs' MGB_QUEUE_PRIORITY orders its wait queue).

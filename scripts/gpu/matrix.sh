@@ -20,6 +20,7 @@ options:
   --bin DIR            mgbd, mgb, mgb-batch (default .device/bin)
   --target S           solo seconds per job (default 15)
   --gpu-fraction F     share of it in kernels, the rest host phases (default 0.3)
+  --gpu-gib G          the GPU size the mixes are drawn for (default 140, an H200; 80 for an H100)
   --deadline S         whole-script limit in seconds (default 540)
   --gpus FILE          passed to eval.sh: mgbd --gpus FILE instead of NVML (dry runs)
   --no-mps             passed to eval.sh: no MPS (dry runs)
@@ -36,6 +37,7 @@ WL=.device/wl
 BIN=.device/bin
 TARGET=15
 FRACTION=0.3
+GPU_GIB=140
 DEADLINE=540
 EVAL_EXTRA=()
 SPECS=()
@@ -46,11 +48,12 @@ while [ $# -gt 0 ]; do
     --no-mps) EVAL_EXTRA+=(--no-mps); shift ;;
     --gpus) [ $# -ge 2 ] || { echo "matrix.sh: --gpus needs a value" >&2; exit 2; }
       EVAL_EXTRA+=(--gpus "$2"); shift 2 ;;
-    --calibration|--plain|--wl|--bin|--target|--gpu-fraction|--deadline)
+    --calibration|--plain|--wl|--bin|--target|--gpu-fraction|--gpu-gib|--deadline)
       [ $# -ge 2 ] || { echo "matrix.sh: $1 needs a value" >&2; exit 2; }
       case "$1" in
         --calibration) CALIBRATION=$2 ;; --plain) PLAIN=$2 ;; --wl) WL=$2 ;; --bin) BIN=$2 ;;
         --target) TARGET=$2 ;; --gpu-fraction) FRACTION=$2 ;; --deadline) DEADLINE=$2 ;;
+        --gpu-gib) GPU_GIB=$2 ;;
       esac
       shift 2 ;;
     -*) echo "matrix.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
@@ -91,6 +94,7 @@ for spec in "${SPECS[@]}"; do
   if [ "$left" -lt 60 ]; then log "$name: skipped ($left s left)"; continue; fi
   "$BIN/mgb-batch" --generate --out "$WORK/jobs/$name.json" --count "$count" --ratio "$ratio" \
     --seed 1 --bin-dir "$WL" --target-seconds "$TARGET" --gpu-fraction "$FRACTION" \
+    --gpu-gib "$GPU_GIB" --max-gib "$(awk -v g="$GPU_GIB" 'BEGIN {print g * 0.7}')" \
     --calibration "$CALIBRATION" >>"$LOG" 2>&1 || { log "$name: generate failed"; status=1; continue; }
   log "$name: ${runs//,/ } ($left s left)"
   OUT="$WORK/$name" bash "$HERE/eval.sh" --bin "$BIN" --runs "${runs//,/ }" "${EVAL_EXTRA[@]}" \

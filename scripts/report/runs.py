@@ -208,6 +208,9 @@ def _one_run(doc, source, where):
     # A real run's policy is its label (scripts/gpu/eval.sh passes mgbd's --policy as --label);
     # the simulator records the policy itself.
     policy = str(doc.get("policy") or label or "unlabelled")
+    # `mgb batch --workers auto` records its changes; its workers is the most it reached.
+    if doc.get("workers_auto"):
+        policy += " (auto workers)"
     workload = _stem(doc.get("jobs_file") or doc.get("trace") or doc.get("source") or "")
     if not workload or workload.startswith("("):
         workload = label or _stem(source)

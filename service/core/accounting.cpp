@@ -1,6 +1,7 @@
 // Scheduler's accounting: what a GPU has available (capacity and NVML's view), what a task needs
 // there (its context reserve included), the context rule, and the snapshot Status shows.
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "mgb/core/scheduler.h"
@@ -23,8 +24,33 @@ uint64_t Scheduler::Needed(const Session &s, int gpu, uint64_t memory) const {
   return memory + (s.context[gpu] == ContextState::kNone ? options_.context_reserve_bytes : 0);
 }
 
+// A launch's demand on a GPU, in warps of its capacity: the share of the SMs its resident blocks
+// take. Registers or shared memory can fill an SM before its warps do (a kernel of 255 registers
+// per thread leaves an SM's other warp slots unusable), so the share counts blocks against how many
+// fit an empty SM, not warps against the warp slots (with neither known, the SM's block limit
+// still can: blocks of one warp fill an SM at half its warps).
 uint64_t Scheduler::WarpsOn(const GpuState &g, const LaunchShape &shape) const {
-  return std::min(shape.warps(), g.spec.warp_capacity());
+  const uint64_t capacity = g.spec.warp_capacity();
+  const uint64_t per_sm = BlocksPerEmptySm(g.spec, shape);
+  if (per_sm == 0) return std::min(shape.warps(), capacity);  // fits no SM: CUDA refuses it
+  const uint64_t resident = std::min(shape.blocks(), per_sm * g.spec.sms);
+  // resident / per_sm SMs' worth of warps, rounded up; split so no product can overflow.
+  const uint64_t max_warps = g.spec.sm.max_warps;
+  const uint64_t by_blocks =
+      resident / per_sm * max_warps + (resident % per_sm * max_warps + per_sm - 1) / per_sm;
+  return std::min(by_blocks, capacity);
+}
+
+uint64_t Scheduler::DemandLimit(const GpuState &g) const {
+  const uint32_t excess = options_.max_slowdown_percent;
+  if (excess == 0) return std::numeric_limits<uint64_t>::max();
+  const uint64_t capacity = g.spec.warp_capacity();
+  return capacity + SaturatingMul(capacity, excess) / 100;
+}
+
+bool Scheduler::AdmitsDemand(const GpuState &g, const Task &t) const {
+  if (!BoundsDemand() || g.tasks == 0) return true;
+  return g.warps + WarpsOn(g, t.shape) <= DemandLimit(g);  // each at most the GPU's warps
 }
 
 bool Scheduler::FitsMemory(const Session &s, int gpu, uint64_t memory) const {

@@ -453,6 +453,7 @@ void Scheduler::Enqueue(TaskId id, Task &t) {
     waiting_pinned_.emplace(t.queue_seq, id);
   } else {
     if (options_.policy.kind == PolicyKind::kMgbSm) t.min_warps = MinWarps(t.shape);
+    if (BoundsDemand()) t.min_warps = MinDemand(t.shape);
     waiting_index_.Add(t.queue_seq, id, {t.memory, t.min_warps});
   }
   if (t.deadline != 0) deadlines_.emplace(t.deadline, id);
@@ -560,8 +561,9 @@ absl::StatusOr<uint64_t> Scheduler::TaskLaunch(SessionId session, TaskId task,
   absl::StatusOr<Task *> found = PlacedTask(session, task);
   if (!found.ok()) return found.status();
   Task &t = **found;
-  if (shape.warps() <= t.shape.warps()) return t.warps;  // a task counts its widest launch
   GpuState &g = gpus_[t.gpu];
+  // A task counts its most demanding launch.
+  if (WarpsOn(g, shape) <= WarpsOn(g, t.shape)) return t.warps;
   g.warps -= t.warps;
   ReleaseSms(g, t);
   t.shape = shape;

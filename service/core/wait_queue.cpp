@@ -76,6 +76,7 @@ Scheduler::Shadow Scheduler::ShadowOfHead() const {
   shadow.capacity = g.spec.memory_bytes;
   shadow.sessions.push_back(head.session);
   shadow.held = head.memory + options_.context_reserve_bytes;
+  shadow.demand = WarpsOn(g, head.shape);
   for (auto it = g.placed.upper_bound(head.order); it != g.placed.end(); ++it) {
     TakeShadow(shadow, tasks_.at(it->second));
   }
@@ -89,6 +90,7 @@ uint64_t Scheduler::ShadowCost(const Shadow &shadow, const Task &t) const {
 
 void Scheduler::TakeShadow(Shadow &shadow, const Task &t) const {
   shadow.held += ShadowCost(shadow, t);
+  shadow.demand += WarpsOn(gpus_[shadow.gpu], t.shape);
   if (std::ranges::find(shadow.sessions, t.session) == shadow.sessions.end()) {
     shadow.sessions.push_back(t.session);
   }
@@ -99,8 +101,11 @@ Scheduler::Fit Scheduler::ChooseBehindHead(const Session &s, const Task &t,
                                            const Shadow &shadow) const {
   Fit fit = Choose(s, t, excluded);
   if (fit.gpu >= 0 || shadow.gpu < 0 || Closed(t, shadow.gpu)) return fit;
+  // Under a demand bound the jumpers leave the head its demand too, or they could hold it forever.
+  const GpuState &g = gpus_[shadow.gpu];
   if (FitsMemory(s, shadow.gpu, t.memory) &&
-      shadow.held + ShadowCost(shadow, t) <= shadow.capacity) {
+      shadow.held + ShadowCost(shadow, t) <= shadow.capacity && AdmitsDemand(g, t) &&
+      (!BoundsDemand() || shadow.demand + WarpsOn(g, t.shape) <= DemandLimit(g))) {
     return Fit{shadow.gpu, {}};
   }
   return Fit{};
@@ -118,6 +123,12 @@ bool Scheduler::NextCandidate(uint64_t after_seq, const OpenRoom &room,
   if (!unpinned) return false;
   next = *unpinned;
   return true;
+}
+
+uint64_t Scheduler::WarpRoom(const GpuState &g) const {
+  if (!BoundsDemand()) return SaturatingSub(g.spec.warp_capacity(), g.warps);
+  if (g.tasks == 0) return std::numeric_limits<uint64_t>::max();  // takes any task
+  return SaturatingSub(DemandLimit(g), g.warps);
 }
 
 Scheduler::OpenRoom Scheduler::RoomForUnpinned(const std::vector<bool> &excluded,
@@ -138,11 +149,16 @@ Scheduler::OpenRoom Scheduler::RoomForUnpinned(const std::vector<bool> &excluded
     }
     room.open = true;
     room.limits[0] = std::max(room.limits[0], RoomForTasks(gpu));
-    room.limits[1] = std::max(room.limits[1], SaturatingSub(gpu.spec.warp_capacity(), gpu.warps));
+    room.limits[1] = std::max(room.limits[1], WarpRoom(gpu));
   }
   constexpr uint64_t kAny = std::numeric_limits<uint64_t>::max();
   if (kind == PolicyKind::kCoreToGpu) room.limits[0] = kAny;  // memory-blind
-  if (kind != PolicyKind::kMgbSm) room.limits[1] = kAny;      // only mgb-sm counts warps as hard
+  if (shadow.gpu >= 0 && BoundsDemand()) {
+    const GpuState &g = gpus_[shadow.gpu];
+    room.limits[1] = std::max(room.limits[1], SaturatingSub(DemandLimit(g), shadow.demand));
+  }
+  // Warps are hard only under mgb-sm, and under mgb with a demand bound.
+  if (kind != PolicyKind::kMgbSm && !BoundsDemand()) room.limits[1] = kAny;
   return room;
 }
 

@@ -47,6 +47,11 @@ int main(int argc, char **argv) {
             "a program without a learned peak joins a GPU only once no other such program there "
             "has begun or grown for this long, so two never grow side by side into "
             "out-of-memory (default 5000; 0: off)");
+  flags.Int("max-slowdown", &options.max_slowdown_percent,
+            "mgb policy: place a task on a busy GPU only while the SM demand of the tasks there "
+            "(resident blocks of their widest launches, registers and shared memory counted) "
+            "stays within 100+PCT% of the GPU, so co-running kernels are predicted to slow down "
+            "by at most PCT%; an idle GPU takes any task (default 0: no bound)");
   flags.Bool("queue-priority", &options.queue_priority,
              "order waiting tasks by their session's priority (MGB_QUEUE_PRIORITY in the client, "
              "higher first), then arrival; default: arrival only, since any client may ask for "
@@ -89,6 +94,12 @@ int main(int argc, char **argv) {
   if (options.first_run_settle_ms < 0 || options.first_run_settle_ms > 3'600'000) {
     return flags.Fail("--first-run-settle-ms must be in 0..3600000");
   }
+  if (options.max_slowdown_percent < 0 || options.max_slowdown_percent > 10000) {
+    return flags.Fail("--max-slowdown must be a percentage in 0..10000");
+  }
+  if (options.max_slowdown_percent > 0 && options.policy != "mgb") {
+    return flags.Fail("--max-slowdown works with --policy mgb only (got '" + options.policy + "')");
+  }
   options.verbosity = static_cast<int>(verbosity);
   if (max_connections < 1) return flags.Fail("--max-connections must be >= 1");
   if (max_per_user < 1) return flags.Fail("--max-connections-per-user must be >= 1");
@@ -109,9 +120,13 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "mgbd: %s\n", std::string(daemon.status().message()).c_str());
     return 1;
   }
-  std::fprintf(stderr, "mgbd: listening on %s (policy %s%s%s)\n", options.socket_path.c_str(),
+  const std::string bound =
+      options.max_slowdown_percent > 0
+          ? ", max slowdown " + std::to_string(options.max_slowdown_percent) + "%"
+          : "";
+  std::fprintf(stderr, "mgbd: listening on %s (policy %s%s%s%s)\n", options.socket_path.c_str(),
                options.policy.c_str(), options.spread_tasks ? ", tasks spread" : "",
-               options.queue_priority ? ", queue priorities" : "");
+               options.queue_priority ? ", queue priorities" : "", bound.c_str());
   if (const std::string url = (*daemon)->metrics_url(); !url.empty()) {
     std::fprintf(stderr, "mgbd: metrics on %s\n", url.c_str());
   }

@@ -124,6 +124,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions &optio
   core::Options core_options{*policy, options.context_reserve_bytes};
   core_options.spread_tasks = options.spread_tasks;
   core_options.unknown_settle_us = options.first_run_settle_ms * 1000;
+  core_options.max_slowdown_percent = static_cast<uint32_t>(options.max_slowdown_percent);
   core_options.queue_priority = options.queue_priority;
   absl::StatusOr<std::unique_ptr<SchedulerService>> service =
       SchedulerService::Create(std::move(gpus), core_options, std::move(service_options));

@@ -31,6 +31,7 @@ struct DaemonOptions {
   ClientLimits client_limits;          // what one user may hold (client_limits.h)
   bool spread_tasks = false;           // core::Options::spread_tasks
   int64_t first_run_settle_ms = 5000;  // core::Options::unknown_settle_us, in ms
+  int64_t max_slowdown_percent = 0;    // core::Options::max_slowdown_percent (mgb policy only)
   bool queue_priority = false;         // core::Options::queue_priority
   // Found a previous mgbd's socket: new tasks wait this long while its clients re-register.
   std::chrono::milliseconds restore_grace{3000};

@@ -91,6 +91,14 @@ TEST_CASE("mgbd start-up errors name the flag or file", "[cli]") {
       RunProcess({MGB_MGBD, "--socket", dir.File("s"), "--gpus", gpus, "--policy", "x"});
   CHECK(bad_policy.exit_code == 1);
   CHECK_THAT(bad_policy.err, Catch::Contains("--policy"));
+  auto bound_elsewhere = RunProcess({MGB_MGBD, "--socket", dir.File("s"), "--gpus", gpus,
+                                     "--policy", "memory", "--max-slowdown", "5"});
+  CHECK(bound_elsewhere.exit_code == 2);
+  CHECK_THAT(bound_elsewhere.err, Catch::Contains("--max-slowdown works with --policy mgb only"));
+  auto bound_negative =
+      RunProcess({MGB_MGBD, "--socket", dir.File("s"), "--gpus", gpus, "--max-slowdown", "-1"});
+  CHECK(bound_negative.exit_code == 2);
+  CHECK_THAT(bound_negative.err, Catch::Contains("--max-slowdown"));
   auto no_dir = RunProcess({MGB_MGBD, "--socket", dir.File("no/such/dir.sock"), "--gpus", gpus});
   CHECK(no_dir.exit_code == 1);
   CHECK_THAT(no_dir.err, Catch::Contains("does not exist"));

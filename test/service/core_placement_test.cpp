@@ -11,7 +11,50 @@ TEST_CASE("mgb policy: among GPUs with enough memory, the fewest warps in use", 
   CHECK(c.BeginSolo(Request(1 * kGB, 5)).gpu == 1);    // 10 < 100
   // GPU 1 has fewer warps (15) but not enough memory for 14 GB: memory is hard.
   CHECK(c.BeginSolo(Request(14 * kGB + kGB / 2, 1)).gpu == 0);
-  CHECK(c.s->Status().gpus[0].warps_in_use == 101);
+  // One-warp blocks: the SM's 32 block slots fill at half its 64 warps, so each counts 2.
+  CHECK(c.s->Status().gpus[0].warps_in_use == 202);
+}
+
+TEST_CASE("mgb policy: ties go to the GPU fewer processes have a context on, then fewer tasks",
+          "[core][policy]") {
+  // Measured on 2 x H100: every task of the paper's mix asked for a whole GPU, and ties between
+  // idle GPUs all went to GPU 0; a process's later tasks follow its context, so 11 of 16
+  // processes ran on GPU 0.
+  Core c(Gpus(2, 16 * kGB), "mgb");
+  const core::SessionId first = c.Open();
+  const core::TaskId t1 = c.Begin(first, Request(kGB, 100)).task;
+  REQUIRE(c.s->TaskEnd(first, t1, 0).ok());  // GPU 0 idle again, the context stays
+  const auto second = c.BeginSolo(Request(kGB, 100));
+  CHECK(second.gpu == 1);  // 0 warps on both: GPU 1 has no context yet
+  REQUIRE(c.s->TaskEnd(second.session, second.task, 0).ok());
+  REQUIRE(c.s->CloseSession(first, 0).ok());
+  REQUIRE(c.s->CloseSession(second.session, 0).ok());
+  // Equal warps and contexts: fewer tasks wins. GPU 0: one process, two one-warp tasks (2 warps
+  // each); GPU 1: one process, one task of two one-warp blocks (4 warps).
+  const core::SessionId two_tasks = c.Open();
+  CHECK(c.Begin(two_tasks, Request(kGB, 1)).gpu == 0);
+  CHECK(c.Begin(two_tasks, Request(kGB, 1)).gpu == 0);  // follows its context
+  CHECK(c.BeginSolo(Request(kGB, 2)).gpu == 1);
+  REQUIRE(c.s->Status().gpus[0].warps_in_use == c.s->Status().gpus[1].warps_in_use);
+  CHECK(c.BeginSolo(Request(kGB, 1)).gpu == 1);
+}
+
+TEST_CASE("a launch's demand counts the SMs its registers and shared memory fill",
+          "[core][policy]") {
+  Core c(Gpus(1, 16 * kGB, 2), "mgb");  // 2 SMs x 64 warps, 65,536 registers each
+  core::TaskRequest r = Request(kGB);
+  r.shape.grid.x = 2;
+  r.shape.block.x = 256;               // 8 warps a block: 16 warps of 128 by warps alone
+  r.shape.registers_per_thread = 255;  // 65,280 registers a block: one block fills an SM
+  c.Begin(c.Open(), r);
+  CHECK(c.s->Status().gpus[0].warps_in_use == 128);  // both SMs full
+  core::TaskRequest shared = Request(kGB);
+  shared.shape.grid.x = 1;
+  shared.shape.block.x = 64;
+  shared.shape.shared_bytes_per_block = 100 * 1024;  // two fit an SM's 228 KiB, not three
+  Core d(Gpus(1, 16 * kGB, 2), "mgb");
+  d.Begin(d.Open(), shared);
+  CHECK(d.s->Status().gpus[0].warps_in_use == 32);  // half of one SM of two
 }
 
 TEST_CASE("mgb policy: a grid wider than the GPU counts as the GPU's warp capacity",
@@ -188,11 +231,11 @@ TEST_CASE("TaskLaunch: a task placed without a launch shape counts its first wid
   CHECK(early.gpu == 0);
   auto widened = c.s->TaskLaunch(early.session, early.task, Request(kGB, 100).shape);
   REQUIRE(widened.ok());
-  CHECK(*widened == 100);
-  CHECK(c.s->Status().gpus[0].warps_in_use == 100);
+  CHECK(*widened == 200);  // one-warp blocks count 2 (the SM's block slots)
+  CHECK(c.s->Status().gpus[0].warps_in_use == 200);
   // A narrower launch changes nothing: a task counts its widest.
-  CHECK(*c.s->TaskLaunch(early.session, early.task, Request(kGB, 10).shape) == 100);
-  CHECK(c.s->Status().gpus[0].warps_in_use == 100);
+  CHECK(*c.s->TaskLaunch(early.session, early.task, Request(kGB, 10).shape) == 200);
+  CHECK(c.s->Status().gpus[0].warps_in_use == 200);
   // Fewest warps now sees it: the next task goes to GPU 1.
   CHECK(c.BeginSolo(Request(kGB, 5)).gpu == 1);
   // Only the owner, only a placed task.
@@ -225,6 +268,65 @@ TEST_CASE("TaskLaunch under mgb-sm: fitted to the SMs' room, else counted and la
   CHECK(c.Begin(t, Request(kGB, 1)).gpu == -1);  // nothing fits beside an over-committed GPU
   REQUIRE(c.s->TaskEnd(s, a.task, 2).ok());
   CHECK(c.s->Status().gpus[0].warps_in_use == 11);  // `fill` and the waiting one-warp task
+}
+
+}  // namespace mgb::test
+
+namespace mgb::test {
+namespace {
+
+// `blocks` blocks of 8 warps: on a 2-SM test GPU (64 warps an SM) 8 blocks fill one SM, so the
+// demand is 8 warps a block, 128 for the whole GPU.
+core::TaskRequest Blocks(uint64_t bytes, uint32_t blocks) {
+  core::TaskRequest r = Request(bytes);
+  r.shape.grid.x = blocks;
+  r.shape.block.x = 256;
+  return r;
+}
+
+core::Options Bounded(uint32_t percent) {
+  core::Options options{*Core::ParsedPolicy("mgb"), 0};
+  options.max_slowdown_percent = percent;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("the slowdown bound: a busy GPU takes a task only while the demand stays in the bound",
+          "[core][policy][slowdown]") {
+  Core c(Gpus(2, 16 * kGB, 2), Bounded(5));  // limit: 128 + 6 warps
+  const auto a = c.BeginSolo(Blocks(kGB, 16));
+  const auto b = c.BeginSolo(Blocks(kGB, 16));
+  CHECK(a.gpu == 0);
+  CHECK(b.gpu == 1);
+  const auto full = c.BeginSolo(Blocks(kGB, 16));
+  CHECK(full.gpu == -1);                             // 256 warps on either: waits
+  CHECK(c.BeginSolo(Blocks(kGB, 1)).gpu == -1);      // 136 > 134: waits too
+  REQUIRE(c.s->TaskEnd(a.session, a.task, 0).ok());  // GPU 0 idle: the head goes there
+  CHECK(c.sink.PlacedOn(full.task) == 0);
+  // Without the bound the same task shares a GPU at once.
+  Core free(Gpus(2, 16 * kGB, 2), "mgb");
+  free.BeginSolo(Blocks(kGB, 16));
+  free.BeginSolo(Blocks(kGB, 16));
+  CHECK(free.BeginSolo(Blocks(kGB, 16)).gpu == 0);
+}
+
+TEST_CASE("the slowdown bound: tasks behind a waiting head leave it its demand",
+          "[core][policy][slowdown]") {
+  Core c(Gpus(1, 16 * kGB, 2), Bounded(5));
+  const auto half = c.BeginSolo(Blocks(kGB, 8));   // 64 warps
+  const auto head = c.BeginSolo(Blocks(kGB, 16));  // 192 > 134: waits
+  REQUIRE(head.gpu == -1);
+  // 64 + 64 fits the GPU now, but once `half` ends the head would find it 192: it waits.
+  const auto younger = c.BeginSolo(Blocks(kGB, 8));
+  CHECK(younger.gpu == -1);
+  REQUIRE(c.s->TaskEnd(half.session, half.task, 0).ok());
+  CHECK(c.sink.PlacedOn(head.task) == 0);
+  CHECK(c.sink.PlacedOn(younger.task) == -1);  // 128 + 64 > 134
+  // A large bound lets the two halves share.
+  Core loose(Gpus(1, 16 * kGB, 2), Bounded(100));
+  loose.BeginSolo(Blocks(kGB, 8));
+  CHECK(loose.BeginSolo(Blocks(kGB, 16)).gpu == 0);  // 192 <= 256
 }
 
 }  // namespace mgb::test

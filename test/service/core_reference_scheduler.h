@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "mgb/core/scheduler.h"
@@ -349,6 +350,22 @@ class ReferenceScheduler {
     return ChooseFrom(s, t, excluded);
   }
 
+  // mgb: fewest warps, then fewest contexts, then fewest tasks.
+  std::tuple<uint64_t, uint32_t, size_t> Load(int g) const {
+    size_t placed = 0;
+    for (const auto &[id, t] : tasks_) placed += t.gpu == g;
+    return {gpus_[g].warps, gpus_[g].contexts, placed};
+  }
+
+  // The share of the SMs the resident blocks of `shape` take, in warps of the GPU's capacity.
+  static uint64_t Demand(const core::GpuSpec &spec, const core::LaunchShape &shape) {
+    const uint64_t per_sm = Room(spec.sm, SmUse{}, shape);
+    if (per_sm == 0) return std::min(shape.warps(), spec.warp_capacity());
+    const uint64_t resident = std::min(shape.blocks(), per_sm * spec.sms);
+    const uint64_t warps = (resident * spec.sm.max_warps + per_sm - 1) / per_sm;
+    return std::min(warps, spec.warp_capacity());
+  }
+
   Fit ChooseFrom(const Session &s, const Task &t, const std::vector<bool> &excluded) const {
     const int n = static_cast<int>(gpus_.size());
     Fit fit;
@@ -357,10 +374,10 @@ class ReferenceScheduler {
       case core::PolicyKind::kMemory:
         for (int g = 0; g < n; ++g) {
           if (excluded[g] || !FitsMemory(s, g, t.memory)) continue;
-          const bool better =
-              options_.policy.kind == core::PolicyKind::kMgb
-                  ? gpus_[g].warps < gpus_[fit.gpu < 0 ? g : fit.gpu].warps
-                  : Available(gpus_[g]) > Available(gpus_[fit.gpu < 0 ? g : fit.gpu]);
+          const int best = fit.gpu < 0 ? g : fit.gpu;
+          const bool better = options_.policy.kind == core::PolicyKind::kMgb
+                                  ? Load(g) < Load(best)
+                                  : Available(gpus_[g]) > Available(gpus_[best]);
           if (fit.gpu < 0 || better) fit.gpu = g;
         }
         return fit;
@@ -455,7 +472,7 @@ class ReferenceScheduler {
       g.next_sm = static_cast<uint32_t>((g.next_sm + blocks) % g.spec.sms);
       t.warps = blocks * t.shape.warps_per_block();
     } else {
-      t.warps = std::min(t.shape.warps(), g.spec.warp_capacity());
+      t.warps = Demand(g.spec, t.shape);
     }
     g.reserved += t.memory;
     g.unallocated += Unallocated(t);

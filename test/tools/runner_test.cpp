@@ -187,7 +187,7 @@ TEST_CASE("the JSON record carries the summary, every job's fields and GPU sampl
                                   "echo 'MGB_WAIT_MS begin=0.5 grow=0.0 begins=1 grows=0' >&2"),
                             Shell("b", "echo 'out of memory' >&2; exit 1")},
                            options);
-  RunInfo info{"cg:2", "jobs.json", "/tmp/s.sock", 2, "longest-first", "", ""};
+  RunInfo info{"cg:2", "jobs.json", "/tmp/s.sock", 2, "longest-first", "", "", {}};
   std::vector<GpuSample> samples = {{0.5, {{80, 40, 1000, 2000}, {10, 5, 100, 2000}}}};
   auto doc = nlohmann::json::parse(BatchResultToJson(r, info, samples));
   CHECK(doc["label"] == "cg:2");
@@ -216,4 +216,27 @@ TEST_CASE("the JSON record carries the summary, every job's fields and GPU sampl
   // Per-job memory fields appear only where memory was sampled (job_memory_test.cpp).
   CHECK_FALSE(doc["jobs"][0].contains("memory_samples"));
   CHECK_FALSE(doc.contains("per_process_memory"));
+}
+
+TEST_CASE("slots given on each turn replace the worker count, and fewer stop no job",
+          "[batch][runner][auto]") {
+  TempDir dir;
+  std::vector<Job> jobs;
+  for (int i = 0; i < 6; ++i) jobs.push_back(Shell("j" + std::to_string(i), "sleep 0.3"));
+  RunnerOptions options;
+  options.workers = 6;  // ignored: slots decide
+  options.log_dir = dir.path();
+  // One slot for the first 0.5 s (jobs one at a time), then 3.
+  options.slots = [](double now_s) { return now_s < 0.5 ? 1 : 3; };
+  BatchResult r = RunBatch(jobs, options);
+  for (const JobRecord &rec : r.records) CHECK(rec.exit_code == 0);
+  CHECK(MaxConcurrent(r) == 3);
+  CHECK(Find(r, "j1").started_s >= 0.3);  // j0 ran alone
+  // Shrinking from 3 to 1 while 3 run: none is stopped, no new one starts until 1 is left.
+  std::vector<Job> more;
+  for (int i = 0; i < 4; ++i) more.push_back(Shell("k" + std::to_string(i), "sleep 0.4"));
+  options.slots = [](double now_s) { return now_s < 0.1 ? 3 : 1; };
+  BatchResult s = RunBatch(more, options);
+  for (const JobRecord &rec : s.records) CHECK(rec.exit_code == 0);
+  CHECK(Find(s, "k3").started_s >= Find(s, "k0").ended_s);
 }

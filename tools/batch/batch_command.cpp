@@ -1,5 +1,8 @@
 #include "batch_command.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +15,9 @@
 
 #include "absl/strings/str_split.h"
 #include "flags.h"
+#include "mgb/client.h"
+#include "mgb.pb.h"
+#include "adaptive_workers.h"
 #include "gpu_sampler.h"
 #include "job_list.h"
 #include "mix_generator.h"
@@ -23,7 +29,7 @@ namespace mgb::batch {
 namespace {
 
 constexpr const char *kUsage =
-    R"(mgb batch --jobs FILE --out FILE [--workers N] [--socket PATH] [--label TEXT]
+    R"(mgb batch --jobs FILE --out FILE [--workers N|auto] [--socket PATH] [--label TEXT]
             [--logs DIR] [--nvml-period SECONDS] [--no-nvml] [--order fifo|longest-first
             --history RUN.json[,RUN.json...]]
        mgb batch --generate --out FILE [--count N] [--ratio L:S] [--seed N] [--gpu-gib G]
@@ -38,7 +44,11 @@ With --order longest-first, the arrived job that ran longest in the --history ru
 --out files; the median of its successful runs, matched by command line) starts first, and jobs
 never seen there before all others: the long jobs set the makespan, the short ones fill in beside
 them; each job gets MGB_QUEUE_PRIORITY (longer, higher), which an mgbd run with --queue-priority
-uses to keep that order among jobs waiting for a GPU. Job output goes to --logs (default: OUT.logs/). --socket is exported to jobs as MGB_SOCKET: the
+uses to keep that order among jobs waiting for a GPU.
+With --workers auto (needs mgbd at --socket) the count adapts: one job per GPU at first, then
+every second one more per GPU while no task waits in mgbd's queue and the GPUs ran kernels less
+than 80% of the time (NVML), one fewer (not below one per GPU) while a task waits; the JSON's workers_auto
+lists each change as [t_s, count] and workers the largest count. Job output goes to --logs (default: OUT.logs/). --socket is exported to jobs as MGB_SOCKET: the
 policy is whatever the mgbd there runs (mgbd --policy mgb|mgb-sm|single|cg:N|memory).
 GPU utilisation is sampled through NVML every --nvml-period seconds (default 0.5) when present
 ($MGB_NVML_LIBRARY overrides libnvidia-ml.so.1), and with it each job's GPU memory (its processes
@@ -76,7 +86,7 @@ struct ValuedFlag {
 constexpr ValuedFlag kValued[] = {
     {"jobs", "FILE", "the job list to run"},
     {"out", "FILE", "where the run's JSON (or --generate's job list) goes"},
-    {"workers", "N", "jobs running at once (default 2)"},
+    {"workers", "N|auto", "jobs running at once (default 2); auto: adapted to the node"},
     {"socket", "PATH", "mgbd's socket, exported to jobs as MGB_SOCKET"},
     {"label", "TEXT", "a label recorded in the JSON"},
     {"logs", "DIR", "job output (default OUT.logs/)"},
@@ -95,6 +105,45 @@ constexpr ValuedFlag kValued[] = {
 };
 
 // Number flag with a range check; sets error naming the flag.
+// --workers auto: the controller, fed by mgbd's queue (a Status call per decision) and the
+// sampler's recent kernel time.
+class AutoWorkers {
+ public:
+  static absl::StatusOr<AutoWorkers> Connect(const std::string &socket, size_t jobs) {
+    if (socket.empty()) return absl::InvalidArgumentError("needs --socket (mgbd's queue)");
+    absl::StatusOr<std::unique_ptr<Client>> client =
+        Client::Connect(socket, static_cast<int64_t>(getpid()), "mgb batch --workers auto");
+    if (!client.ok()) return client.status();
+    absl::StatusOr<v1::StatusReply> status = (*client)->Status();
+    if (!status.ok()) return status.status();
+    AdaptiveWorkers::Options options;
+    options.gpus = std::max(1, status->gpus_size());
+    options.max = static_cast<int>(std::max<size_t>(1, std::min<size_t>(jobs, 4096)));
+    return AutoWorkers(*std::move(client), options);
+  }
+  int Slots(double now_s, GpuSampler *sampler) {
+    if (!controller_.Due(now_s)) return controller_.slots();
+    NodeLoad load;
+    if (absl::StatusOr<v1::StatusReply> status = client_->Status(); status.ok()) {
+      load.waiting_tasks =
+          static_cast<uint32_t>(status->waiting_size()) + status->waiting_not_listed();
+    }
+    if (sampler != nullptr) load.busy = sampler->RecentBusy(kPeriodS);
+    return controller_.Observe(now_s, load);
+  }
+  const std::vector<std::pair<double, int>> &history() const { return controller_.history(); }
+
+ private:
+  static constexpr double kPeriodS = 1.0;
+  AutoWorkers(std::unique_ptr<Client> client, AdaptiveWorkers::Options options)
+      : client_(std::move(client)), controller_([&] {
+          options.period_s = kPeriodS;
+          return options;
+        }()) {}
+  std::unique_ptr<Client> client_;
+  AdaptiveWorkers controller_;
+};
+
 double Number(const Args &args, const std::string &flag, double fallback, double lo, double hi,
               std::string &error) {
   auto it = args.values.find(flag);
@@ -149,7 +198,9 @@ int Generate(const Args &args) {
 int Run(const Args &args) {
   std::string error;
   RunnerOptions options;
-  options.workers = static_cast<int>(Number(args, "--workers", 2, 1, 4096, error));
+  const bool auto_workers = Value(args, "--workers") == "auto";
+  if (!auto_workers)
+    options.workers = static_cast<int>(Number(args, "--workers", 2, 1, 4096, error));
   double nvml_period = Number(args, "--nvml-period", 0.5, 0.01, 3600, error);
   if (!args.values.count("--jobs")) error = "--jobs FILE is required (or --generate)";
   if (!error.empty()) return args.flags->Fail(error);
@@ -195,7 +246,22 @@ int Run(const Args &args) {
     sampler = GpuSampler::Start(nvml_period, &info.gpu_note);
   }
   options.watcher = sampler.get();
+  std::optional<AutoWorkers> automatic;
+  if (auto_workers) {
+    absl::StatusOr<AutoWorkers> made = AutoWorkers::Connect(options.socket, jobs->size());
+    if (!made.ok())
+      return args.flags->Fail("--workers auto: " + std::string(made.status().message()));
+    automatic.emplace(*std::move(made));
+    options.slots = [&automatic, &sampler](double now_s) {
+      return automatic->Slots(now_s, sampler.get());
+    };
+  }
   BatchResult result = RunBatch(*jobs, options);
+  if (automatic) {
+    info.worker_changes = automatic->history();
+    for (const auto &[t_s, count] : info.worker_changes)
+      info.workers = std::max(info.workers, count);
+  }
   SamplerRecord sampled = sampler ? sampler->Stop() : SamplerRecord{};
   info.per_process_memory = sampler ? sampled.per_process_memory : "unavailable: " + info.gpu_note;
   AttachJobMemory(std::move(sampled.job_memory), &result);

@@ -91,6 +91,23 @@ bool GpuSampler::ReadJobMemory(const std::map<pid_t, size_t> &running,
   return true;
 }
 
+std::optional<double> GpuSampler::RecentBusy(double window_s) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::vector<GpuSample> &samples = record_.gpu_samples;
+  if (samples.empty()) return std::nullopt;
+  const double since = samples.back().t_s - window_s;
+  double sum = 0;
+  size_t count = 0;
+  for (auto it = samples.rbegin(); it != samples.rend() && it->t_s >= since; ++it) {
+    for (const GpuReading &g : it->gpus) {
+      sum += g.util_percent / 100.0;
+      ++count;
+    }
+  }
+  if (count == 0) return std::nullopt;
+  return sum / static_cast<double>(count);
+}
+
 void GpuSampler::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {

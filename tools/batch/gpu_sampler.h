@@ -47,6 +47,9 @@ class GpuSampler final : public JobWatcher {
   ~GpuSampler() override;
   // Stops the thread and returns everything sampled (the first call; later calls return nothing).
   SamplerRecord Stop();
+  // Mean kernel-time share (0..1) over the GPUs and the samples of the last window_s seconds;
+  // nullopt before the first sample.
+  std::optional<double> RecentBusy(double window_s);
 
   void BatchStarted(std::chrono::steady_clock::time_point start) override;
   void JobStarted(size_t job_index, pid_t pid) override;

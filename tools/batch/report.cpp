@@ -104,6 +104,11 @@ std::string BatchResultToJson(const BatchResult &result, const RunInfo &info,
               {"gpu_samples", samples}};
   if (!info.gpu_note.empty()) doc["gpu_note"] = info.gpu_note;
   if (!info.per_process_memory.empty()) doc["per_process_memory"] = info.per_process_memory;
+  if (!info.worker_changes.empty()) {
+    json changes = json::array();
+    for (const auto &[t_s, count] : info.worker_changes) changes.push_back({t_s, count});
+    doc["workers_auto"] = changes;
+  }
   return doc.dump(2) + "\n";
 }
 

@@ -5,6 +5,7 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_sampler.h"
@@ -34,6 +35,7 @@ struct RunInfo {
   std::string order = "fifo";      // or "longest-first" (from --history)
   std::string gpu_note;            // why there are no GPU samples, if there are none
   std::string per_process_memory;  // why jobs have no memory_samples ("unavailable: ..."), if so
+  std::vector<std::pair<double, int>> worker_changes;  // --workers auto: [t_s, count] per change
 };
 
 Summary Summarize(const BatchResult &result);

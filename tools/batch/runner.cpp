@@ -197,7 +197,7 @@ BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options)
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   std::vector<std::pair<pid_t, size_t>> running;  // pid, record index
   size_t started = 0, done = 0, crashed = 0;
-  const int workers = std::max(1, options.workers);
+  int workers = std::max(1, options.workers);
 
   while (!queue.empty() || !running.empty()) {
     if (options.stop && *options.stop) {
@@ -213,6 +213,7 @@ BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options)
       Report(options, elapsed(), "interrupted: running jobs were stopped, queued jobs not started");
       break;
     }
+    if (options.slots) workers = std::max(1, options.slots(elapsed()));
     while (running.size() < size_t(workers)) {
       const size_t position = next_job(elapsed());
       if (position == queue.size()) break;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ struct RunnerOptions {
   // gets MGB_QUEUE_PRIORITY (QueuePriorities), so that an mgbd run with --queue-priority keeps
   // this order in its wait queue when jobs started together race to their first task.
   std::vector<double> expected_s;
+  // When set, called on every turn with the seconds since the batch start: the slots from now on
+  // (`--workers auto`, adaptive_workers.h), instead of `workers`. Fewer slots stop no job.
+  std::function<int(double now_s)> slots;
 };
 
 // GPU memory held by a job's processes (summed over GPUs) at a time since the batch start.

@@ -37,6 +37,7 @@ absl::StatusOr<SimOptions> NodeFromFlags(const SimulateFlags &flags) {
     options.context_bytes = *flags.context_bytes;
   }
   options.workers = flags.workers;
+  options.core.max_slowdown_percent = flags.max_slowdown_percent;
   options.utilisation_buckets = flags.utilisation_buckets;
   if (!flags.model_file.empty()) {
     absl::StatusOr<SlowdownModel> model = ReadModelFile(flags.model_file);

@@ -50,6 +50,7 @@ Scheduling:
   --policy LIST            comma-separated policies, each run on the same trace: mgb, mgb-sm,
                            single, cg:N, memory (default mgb,single: throughput vs single)
   --workers N              job slots, as `mgb batch --workers` (default 0: every arrived job)
+  --max-slowdown PCT       the mgb runs bound co-run demand as mgbd --max-slowdown (default 0)
   --model FILE             slowdown model from --calibrate (default: uncalibrated, see docs)
 Output:
   --out FILE               JSON report, the `mgb batch` format ({"runs": [...]} for several)
@@ -100,33 +101,20 @@ absl::Status ParseSeconds(const std::string &flag, const std::string &text, doub
 }  // namespace
 
 absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char **argv) {
-  static const char *const kValueFlags[] = {"trace",
-                                            "jobs",
-                                            "mix",
-                                            "seed",
-                                            "arrival-gap",
-                                            "gpus",
-                                            "gpu-memory",
-                                            "sms",
-                                            "gpu-config",
-                                            "context-reserve",
-                                            "policy",
-                                            "workers",
-                                            "model",
-                                            "out",
-                                            "label",
-                                            "write-trace",
-                                            "utilisation-samples",
-                                            "calibrate",
-                                            "write-model",
-                                            "from-batch",
-                                            "check-recorded",
-                                            "profiles",
-                                            "tolerance",
-                                            "draw",
-                                            "from",
-                                            "nodes",
-                                            "cluster-policy"};
+  static const char *const kValueFlags[] = {"trace",        "jobs",
+                                            "mix",          "seed",
+                                            "arrival-gap",  "gpus",
+                                            "gpu-memory",   "sms",
+                                            "gpu-config",   "context-reserve",
+                                            "policy",       "workers",
+                                            "max-slowdown", "model",
+                                            "out",          "label",
+                                            "write-trace",  "utilisation-samples",
+                                            "calibrate",    "write-model",
+                                            "from-batch",   "check-recorded",
+                                            "profiles",     "tolerance",
+                                            "draw",         "from",
+                                            "nodes",        "cluster-policy"};
   SimulateFlags f;
   std::map<std::string, std::string> values;  // by "--name": checked below, each with its rule
   // The syntax every mgb command shares (cli::FlagParser); the help text is kSimulateUsage.
@@ -176,6 +164,10 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char **argv) {
   if (s.ok() && has("--gpus"))
     s = ParseInteger<uint32_t>("--gpus", values["--gpus"], f.gpu_count, 1);
   if (s.ok() && has("--sms")) s = ParseInteger<uint32_t>("--sms", values["--sms"], f.sms, 1);
+  if (s.ok() && has("--max-slowdown")) {
+    s = ParseInteger<uint32_t>("--max-slowdown", values["--max-slowdown"], f.max_slowdown_percent,
+                               0);
+  }
   if (s.ok() && has("--workers"))
     s = ParseInteger<uint32_t>("--workers", values["--workers"], f.workers, 0);
   if (s.ok() && has("--utilisation-samples")) {

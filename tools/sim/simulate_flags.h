@@ -25,6 +25,7 @@ struct SimulateFlags {
   uint32_t gpu_count = 2;
   uint64_t gpu_memory_bytes = 0;  // 0: the H200 default
   uint32_t sms = 132;
+  uint32_t max_slowdown_percent = 0;  // mgbd --max-slowdown for the mgb runs
   std::string gpu_config_file;
   std::optional<uint64_t> context_bytes;  // none: the core's default (measured on H200)
   // Cluster (0 nodes: one node, the policies of --policy).

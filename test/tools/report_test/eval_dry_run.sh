@@ -91,14 +91,14 @@ export PATH="$T/path:$PATH"
 
 # 1. Four policies, as on the GPU machine.
 OUT="$T/out" "$REPO/scripts/gpu/eval.sh" --gpus "$T/gpus.json" --bin "$T/tools" \
-  --runs "single@2 mgb@6 cg:4@8 memory+spread+priority@6" --timeout 60 --deadline 300 "$T/w-dry.json" >"$T/eval.txt" 2>&1
+  --runs "single@2 mgb@6 cg:4@8 memory+spread+priority@6 mgb+slow5@auto" --timeout 60 --deadline 360 "$T/w-dry.json" >"$T/eval.txt" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "eval.sh exit $rc, expected 1 (cg:4 must crash jobs)"
-for tag in single.w2 mgb.w6 cg-4.w8 memory+spread+priority.w6; do
+for tag in single.w2 mgb.w6 cg-4.w8 memory+spread+priority.w6 mgb+slow5.wauto; do
   [ -s "$T/out/w-dry.$tag.json" ] || fail "no w-dry.$tag.json"
 done
-[ "$(grep -c '^start' "$T/mps-events")" -eq 4 ] && [ "$(grep -c '^quit' "$T/mps-events")" -eq 4 ] ||
-  fail "expected 4 MPS starts and 4 quits, got: $(cat "$T/mps-events" 2>/dev/null)"
+[ "$(grep -c '^start' "$T/mps-events")" -eq 5 ] && [ "$(grep -c '^quit' "$T/mps-events")" -eq 5 ] ||
+  fail "expected 5 MPS starts and 5 quits, got: $(cat "$T/mps-events" 2>/dev/null)"
 [ "$(find "$T/out" -type f | wc -l)" -le 8 ] || fail "more than 8 files under \$OUT"
 [ -s "$T/out/logs.tar.gz" ] && tar -tzf "$T/out/logs.tar.gz" | grep -q 'w-dry.mgb.w6.mgbd.txt' ||
   fail "logs.tar.gz lacks the mgbd log"
@@ -115,10 +115,16 @@ mgb = load("mgb.w6")
 assert mgb["label"] == "mgb" and mgb["workers"] == 6
 assert mgb["summary"]["makespan_s"] < load("single.w2")["summary"]["makespan_s"]
 assert load("memory+spread+priority.w6")["label"] == "memory+spread+priority"
+auto = load("mgb+slow5.wauto")
+assert auto["summary"]["succeeded"] == 8, auto["summary"]
+changes = auto["workers_auto"]
+assert changes[0] == [0.0, 2] and auto["workers"] == max(n for _, n in changes), changes
 PY
 tar -xzf "$T/out/logs.tar.gz" -C "$T" logs/w-dry.memory+spread+priority.w6.mgbd.txt 2>/dev/null
 grep -q "tasks spread" "$T/logs/w-dry.memory+spread+priority.w6.mgbd.txt" || fail "POLICY+spread did not start mgbd --spread-tasks"
 grep -q "queue priorities" "$T/logs/w-dry.memory+spread+priority.w6.mgbd.txt" || fail "POLICY+priority did not start mgbd --queue-priority"
+tar -xzf "$T/out/logs.tar.gz" -C "$T" logs/w-dry.mgb+slow5.wauto.mgbd.txt 2>/dev/null
+grep -q "max slowdown 5%" "$T/logs/w-dry.mgb+slow5.wauto.mgbd.txt" || fail "POLICY+slow5 did not start mgbd --max-slowdown 5"
 left_behind && fail "job processes left running"
 
 # 1b. The same through matrix.sh: job list generated, runs made, everything packed in one file.

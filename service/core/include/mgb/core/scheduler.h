@@ -120,6 +120,13 @@ struct Options {
   // unknown_settle_us 0: no such rule.
   Micros unknown_settle_us = 5'000'000;
   Micros unknown_start_us = 60'000'000;
+  // Interference bound (mgb policy; docs/service.md, "Co-run slowdown bound"): 0, none. Otherwise
+  // a task is placed on a GPU that runs tasks only while their demand and its own (WarpsOn: the
+  // share of the SMs their launches' resident blocks take) stay within (100 + this)% of the
+  // GPU's warp capacity: past 100% the SMs are shared and every kernel there is predicted to
+  // slow down by the excess (the simulator's model with every task busy). A GPU running no task
+  // takes any task.
+  uint32_t max_slowdown_percent = 0;
 };
 
 // Queue priorities run 0 (default) to kMaxQueuePriority; larger values are clamped.
@@ -257,9 +264,10 @@ class Scheduler {
   // The most a running task could hold on its GPU now: its reservation plus the room no task,
   // context or waiting grow there has a claim on (and NVML does not show used by others).
   absl::StatusOr<uint64_t> TaskRoom(SessionId session, TaskId task) const;
-  // A running task launched `shape`: when it has more warps than the task's shape, the task
-  // counts it from now on (mgb-sm: fitted to the SMs' room if it fits, else counted over the
-  // GPU's warps only, so later tasks wait). Returns the warps the task counts.
+  // A running task launched `shape`: when it demands more of the GPU than the task's shape
+  // (WarpsOn: the share of the SMs its resident blocks take), the task counts it from now on
+  // (mgb-sm: fitted to the SMs' room if it fits, else counted over the GPU's warps only, so later
+  // tasks wait). Returns the warps the task counts.
   absl::StatusOr<uint64_t> TaskLaunch(SessionId session, TaskId task, const LaunchShape &shape);
   // Releases a running task, or withdraws a waiting one.
   absl::Status TaskEnd(SessionId session, TaskId task, Micros now);
@@ -373,7 +381,18 @@ class Scheduler {
   // What a task may be placed into: Available less the grows waiting there, which go first.
   uint64_t RoomForTasks(const GpuState &g) const;
   uint64_t Needed(const Session &s, int gpu, uint64_t memory) const;
+  // A launch's demand in warps of g's capacity: the share of the SMs its resident blocks take,
+  // registers and shared memory included (accounting.cpp).
   uint64_t WarpsOn(const GpuState &g, const LaunchShape &shape) const;
+  // Options::max_slowdown_percent: the demand g's tasks may reach together (UINT64_MAX: no
+  // bound), and whether g takes t now (a GPU running no task takes any).
+  uint64_t DemandLimit(const GpuState &g) const;
+  bool AdmitsDemand(const GpuState &g, const Task &t) const;
+  bool BoundsDemand() const {
+    return options_.policy.kind == PolicyKind::kMgb && options_.max_slowdown_percent > 0;
+  }
+  // The most demand (mgb-sm: warps) a waiting task may have to be placed on g now.
+  uint64_t WarpRoom(const GpuState &g) const;
   // The GPU the policy picks for the task among those not excluded, or gpu -1.
   Fit Choose(const Session &s, const Task &t, const std::vector<bool> &excluded) const;
   // Memory-aware policies choose among the GPUs where the session already has a context first
@@ -387,6 +406,7 @@ class Scheduler {
   // do not all fit (a grid larger than the GPU holds at once counts as one full wave).
   std::optional<std::vector<uint16_t>> FitSms(const GpuState &g, const LaunchShape &shape) const;
   static uint32_t BlocksPerEmptySm(const GpuSpec &spec, const LaunchShape &shape);
+  static bool LessLoaded(const GpuState &a, const GpuState &b);
   int ChooseReservation(const Task &t) const;
   // Backfilling bound for tasks of sessions without a GPU of their own: the most memory and warps
   // one GPU not excluded and open to them has free ({0, 0} and open == false if there is none).
@@ -400,6 +420,7 @@ class Scheduler {
     int gpu = -1;
     uint64_t capacity = 0;
     uint64_t held = 0;                // the head's and its jumpers' memory and context reserves
+    uint64_t demand = 0;              // their demand (WarpsOn), under max_slowdown_percent
     std::vector<SessionId> sessions;  // charged a context reserve in `held` (the head's first)
   };
   Shadow ShadowOfHead() const;
@@ -410,6 +431,7 @@ class Scheduler {
   void TakeShadow(Shadow &shadow, const Task &t) const;
   OpenRoom RoomForUnpinned(const std::vector<bool> &excluded, const Shadow &shadow) const;
   uint64_t MinWarps(const LaunchShape &shape) const;
+  uint64_t MinDemand(const LaunchShape &shape) const;  // the least WarpsOn over the GPUs
 
   // A task as a request describes it (its preferred GPU found), not yet stored or placed.
   Task TaskFrom(SessionId session, const TaskRequest &request, Micros now) const;
