@@ -99,6 +99,13 @@ private:
 
 } // namespace
 
+std::string namedCopy(llvm::StringRef text, const LineName &name) {
+  if (!name)
+    return text.str();
+  const size_t bom = afterByteOrderMark(text);
+  return (text.take_front(bom) + lineDirective(1, name) + text.drop_front(bom)).str();
+}
+
 std::string lineDirective(unsigned line, const LineName &name) {
   std::string out = "#line " + std::to_string(line);
   if (name) {

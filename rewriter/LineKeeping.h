@@ -25,6 +25,10 @@ std::string lineDirective(unsigned line, const LineName &name);
 // The offset after a UTF-8 byte order mark at the start of text (0 when there is none).
 size_t afterByteOrderMark(llvm::StringRef text);
 
+// text compiled from elsewhere under its own name: `#line 1 "name"` after any byte order mark
+// (text unchanged without a name).
+std::string namedCopy(llvm::StringRef text, const LineName &name);
+
 // original with reps applied, byte for byte outside the replacements. After a replacement whose
 // text holds a different number of newlines than the text it replaces, the rest of the original
 // line is put on a line of its own under `#line N` (N: its original number), indented to its

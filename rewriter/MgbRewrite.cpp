@@ -343,7 +343,7 @@ RewriteSession::results(const std::vector<std::string> &sources) {
     auto buffer = fs_->getBufferForFile(f);
     if (!buffer)
       return llvm::createStringError(buffer.getError(), "cannot read %s", f.c_str());
-    FileResult r{f, (*buffer)->getBuffer().str(), ""};
+    FileResult r{f, (*buffer)->getBuffer().str(), "", ""};
     llvm::Expected<tooling::Replacements> reps = edits_.replacementsFor(f);
     if (!reps)
       return reps.takeError();
@@ -355,6 +355,7 @@ RewriteSession::results(const std::vector<std::string> &sources) {
     bool changed = *applied != r.original || edits_.allMacroFallbacks().count(f) || unseen;
     r.rewritten =
         changed ? insertInclude(*applied, edits_.macroFallbacks(f), unseen, name) : *applied;
+    r.copy = changed ? r.rewritten : namedCopy(r.original, name);
     out.push_back(std::move(r));
   }
   return out;

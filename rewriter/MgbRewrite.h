@@ -29,6 +29,10 @@ struct FileResult {
   std::string path;      // canonical path of the original
   std::string original;  // text before
   std::string rewritten; // text after (== original when nothing changed)
+  // What -o writes: `rewritten`, or for a file nothing changed the original under a `#line 1`
+  // that names it (spelled line names only): compiled from the copy, __FILE__ and the compiler's
+  // messages still name the original.
+  std::string copy;
 };
 
 // How a source is parsed: CUDA (host side), or a host C/C++ file that calls the CUDA runtime.

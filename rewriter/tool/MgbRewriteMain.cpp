@@ -210,7 +210,7 @@ int main(int argc, const char **argv) {
         continue;
       if (!writeBackupOnce(r.path + ".orig", r.original) || !writeAtomically(r.path, r.rewritten))
         return 1;
-    } else if (!writeAtomically(outputPath(r.path, root), r.rewritten)) {
+    } else if (!writeAtomically(outputPath(r.path, root), r.copy)) {
       return 1;
     }
   }

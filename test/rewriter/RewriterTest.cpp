@@ -202,6 +202,15 @@ TEST_CASE("an edit that adds or removes lines is followed by a #line", "[rewrite
         "#line 5 \"in.cu\"\nint b;\n");
 }
 
+TEST_CASE("a file nothing changed is copied under its own name, after any byte order mark",
+          "[rewriter]") {
+  using mgb::rewriter::namedCopy;
+  CHECK(namedCopy("int a;\n", std::string("src/a.c")) == "#line 1 \"src/a.c\"\nint a;\n");
+  CHECK(namedCopy("\xEF\xBB\xBFint a;\n", std::string("a.c")) ==
+        "\xEF\xBB\xBF#line 1 \"a.c\"\nint a;\n");
+  CHECK(namedCopy("int a;\n", std::nullopt) == "int a;\n");  // --line-names=none: as it is
+}
+
 TEST_CASE("clang's CUDA headers get the toolkit's own headers, not a project's of that name",
           "[rewriter]") {
   std::string in =
@@ -289,11 +298,11 @@ TEST_CASE("an export-fixes replacement turns the original into the rewrite, on w
           "[rewriter]") {
   using mgb::rewriter::FileResult;
   std::vector<FileResult> cases = {
-      {"/a.cu", "int a;\nint b;\nint c;\n", "#include <mgb/mgb.h>\nint a;\nint b;\nint c;\n"},
-      {"/b.cu", "int a;\nint b;\nint c;\n", "int a;\nint bb;\nint c;\n"},
-      {"/c.cu", "int a;\nint b;", "int a;\nint b;\nint c;"},
-      {"/d.cu", "x", "y"},
-      {"/e.cu", "int a;\n  f(p);\n  f(p);\n", "int a;\n  f(mgb_arg(p));\n  f(p);\n"},
+      {"/a.cu", "int a;\nint b;\nint c;\n", "#include <mgb/mgb.h>\nint a;\nint b;\nint c;\n", ""},
+      {"/b.cu", "int a;\nint b;\nint c;\n", "int a;\nint bb;\nint c;\n", ""},
+      {"/c.cu", "int a;\nint b;", "int a;\nint b;\nint c;", ""},
+      {"/d.cu", "x", "y", ""},
+      {"/e.cu", "int a;\n  f(p);\n  f(p);\n", "int a;\n  f(mgb_arg(p));\n  f(p);\n", ""},
   };
   for (const FileResult &r : cases) {
     clang::tooling::Replacement fix = mgb::rewriter::replacementFor(r);

@@ -10,7 +10,9 @@
 #     call mgb's twins), and stderr is exactly nvcc's: no clang warnings, no "[1/3] Processing
 #     file", no fallback;
 #  3. an untouched header's __FILE__ (driver_identity/untouched_header) with the source spelled
-#     three ways.
+#     three ways;
+#  4. a C source with nothing to rewrite (driver_identity/untouched_source.c) through mgb-cc: gcc's
+#     warnings and __FILE__/__LINE__ as in the original compile (before: the temporary copy's path).
 # Usage: driver_source_identity.sh MGB_NVCC NVCC NM TEST_DIR(test/rewriter)
 set -u
 mgb_nvcc=$1 nvcc=$2 nm=$3 tests=$4
@@ -63,5 +65,20 @@ for spelling in ../src/untouched_header/main.cu main.cu "$dir/src/untouched_head
     fail "__FILE__ of an untouched header differs ($spelling): $(cat "$dir/untouched.diff")"
   grep -q "NOT rewritten" "$dir/untouched.err" && fail "untouched_header fell back ($spelling)"
 done
-echo "PASS: __FILE__/__LINE__ as in the original (an untouched header's too, three spellings);" \
-  "3 sources rewritten with nvcc's stderr only"
+# 4. An untouched C source through mgb-cc (beside mgb-nvcc): the same warnings and __FILE__.
+mgb_cc="$(dirname "$mgb_nvcc")/mgb-cc"
+cp "$tests/driver_identity/untouched_source.c" "$dir/src/"
+(cd "$dir/plain" && gcc -Wall -c ../src/untouched_source.c 2>"$dir/c.plain.err" &&
+  gcc -E ../src/untouched_source.c | grep -o 'return "[^"]*"\|printf.*, [0-9]*)' >"$dir/c.plain.E") ||
+  fail "gcc failed: $(cat "$dir/c.plain.err")"
+(cd "$dir/mgb" && "$mgb_cc" -Wall -c ../src/untouched_source.c 2>"$dir/c.mgb.err" &&
+  "$mgb_cc" -E ../src/untouched_source.c 2>/dev/null | grep -o 'return "[^"]*"\|printf.*, [0-9]*)' \
+  >"$dir/c.mgb.E") || fail "mgb-cc failed: $(cat "$dir/c.mgb.err")"
+grep -q "unused variable" "$dir/c.plain.err" || fail "gcc's own warning is missing: $(cat "$dir/c.plain.err")"
+diff "$dir/c.plain.err" "$dir/c.mgb.err" >"$dir/c.err.diff" ||
+  fail "mgb-cc's warnings name another file: $(cat "$dir/c.err.diff")"
+grep -q '"../src/untouched_source.c"' "$dir/c.plain.E" || fail "unexpected gcc -E: $(cat "$dir/c.plain.E")"
+diff "$dir/c.plain.E" "$dir/c.mgb.E" >"$dir/c.E.diff" ||
+  fail "__FILE__/__LINE__ of an untouched source differ: $(cat "$dir/c.E.diff")"
+echo "PASS: __FILE__/__LINE__ as in the original (an untouched header's and source's too);" \
+  "3 sources rewritten with nvcc's stderr only; an untouched C source with gcc's warnings"

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# On the GPU machine: Darknet as written and rewritten (scripts/paper/darknet/build.sh's
+# darknet.tar.xz), (1) each job type once under mgbd with both builds, outputs compared, and (2)
+# homogeneous 8-job workloads under single-assignment, memory (schedGPU-like: most free memory)
+# and mgb, each through scripts/gpu/eval.sh (fresh MPS and mgbd per run). Weights are Darknet's
+# own random initialisation (an empty weights argument: no file is read), which costs the same
+# compute as trained weights; there is no network access to fetch those.
+#
+# usage: run-on-gpu.sh DARKNET_TXZ [TYPES]   (from the repository root; mgbd, mgb in .device/bin)
+#   TYPES   job types for the workloads (default "predict19 generate"), of:
+#           predict19 (Darknet19 classification), predict53 (Darknet53-448), detect (yolov3-tiny),
+#           generate (RNN text generation); "none": the comparison only
+# env: N_PREDICT (images per predict job, default 400), N_DETECT (default 60), N_CHARS (RNN
+#      characters, default 20000), DEADLINE (seconds for the workloads, default 420)
+# Outputs in $OUT: darknet.log, darknet-results.tar.gz (compare/, each eval.sh folder).
+set -u
+txz=${1:?usage: run-on-gpu.sh DARKNET_TXZ [TYPES]}
+types=${2:-predict19 generate}
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
+OUT=${OUT:-./darknet-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+work=$(mktemp -d /tmp/mgb-darknet.XXXXXX)
+log() { echo "[$SECONDS s] $*" | tee -a "$OUT/darknet.log"; }
+tar -C "$work" -xJf "$txz" || { echo "cannot unpack $txz" >&2; exit 2; }
+bin=$repo/.device/bin
+export LD_LIBRARY_PATH=$repo/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+N_PREDICT=${N_PREDICT:-400} N_DETECT=${N_DETECT:-60} N_CHARS=${N_CHARS:-20000}
+
+# The command of one job of a type with a build (plain or mgb), N units of work, from plain/
+# (cfg/ and data/ live there).
+job() { # type kind n
+  local d="$work/$2/darknet"
+  case "$1" in
+    predict19) echo "yes data/dog.jpg | head -$3 | $d classifier predict cfg/imagenet1k.data cfg/darknet19.cfg ''" ;;
+    predict53) echo "yes data/dog.jpg | head -$3 | $d classifier predict cfg/imagenet1k.data cfg/darknet53_448.cfg ''" ;;
+    # -thresh 1.01: random weights saturate every box's class probability, and drawing tens of
+    # thousands of boxes per image took longer than the 120 s limit (first GPU run); the network,
+    # NMS and the image output still run.
+    detect) echo "yes data/dog.jpg | head -$3 | $d detector test cfg/coco.data cfg/yolov3-tiny.cfg '' -thresh 1.01" ;;
+    generate) echo "$d rnn generate cfg/rnn.cfg '' -len $3 -srand 7 -seed 'The '" ;;
+  esac
+}
+# Lines that carry time (Darknet prints "Predicted in 0.01 seconds"), left out of comparisons.
+untimed() { sed -E 's/in [0-9.e+-]+ (milli)?seconds/in <t> seconds/g'; }
+
+# 1. Correctness: each type with both builds (the rewritten one under mgbd), outputs compared.
+mkdir -p "$work/compare"
+"$bin/mgbd" --socket "$work/mgbd.sock" --policy mgb --verbose 1 >"$work/compare/mgbd.txt" 2>&1 &
+mgbd=$!
+for _ in $(seq 100); do [ -S "$work/mgbd.sock" ] && break; sleep 0.1; done
+same=0 differ=0
+for t in predict19 predict53 detect generate; do
+  n=5; [ $t = generate ] && n=300
+  for kind in plain mgb; do
+    (cd "$work/plain" && MGB_SOCKET="$work/mgbd.sock" timeout 120 sh -c "$(job $t $kind $n)") \
+      >"$work/compare/$t.$kind.out" 2>"$work/compare/$t.$kind.err"
+    echo "exit $?" >>"$work/compare/$t.$kind.out"
+  done
+  if diff <(untimed <"$work/compare/$t.plain.out") <(untimed <"$work/compare/$t.mgb.out") \
+      >"$work/compare/$t.diff"; then
+    same=$((same + 1)); log "compare $t: the same output ($(wc -l <"$work/compare/$t.mgb.out") lines)"
+  else
+    differ=$((differ + 1)); log "compare $t: DIFFERENT output: $(head -4 "$work/compare/$t.diff" | tr '\n' ' ')"
+  fi
+done
+kill "$mgbd"; wait "$mgbd" 2>/dev/null
+log "compare: $same the same, $differ different; mgbd placed $(grep -c ' task-placed ' "$work/compare/mgbd.txt") tasks of $(grep -c ' session-opened ' "$work/compare/mgbd.txt") rewritten processes (mgbd.txt)"
+
+# 2. Homogeneous 8-job workloads, the rewritten build, through eval.sh.
+for t in $types; do
+  case $t in
+    predict19 | predict53 | detect | generate) ;;
+    none) continue ;;
+    *) log "unknown job type '$t' (predict19 predict53 detect generate none)"; continue ;;
+  esac
+  n=$N_PREDICT; [ $t = detect ] && n=$N_DETECT; [ $t = generate ] && n=$N_CHARS
+  python3 - "$work/$t.json" "$work" "$(job $t mgb $n)" <<'PY'
+import json, sys
+path, work, command = sys.argv[1:]
+jobs = [{"name": f"j{i}", "argv": ["/bin/sh", "-c", f"cd {work}/plain && exec sh -c \"$0\"", command],
+         "memory_bytes": 0, "arrival_s": 0} for i in range(8)]
+json.dump({"jobs": jobs}, open(path, "w"), indent=1)
+PY
+  left=$((${DEADLINE:-420} - SECONDS))
+  [ $left -lt 60 ] && { log "$t: skipped ($left s left)"; continue; }
+  log "workload $t (8 jobs of: $(job $t mgb $n))"
+  OUT="$work/eval-$t" bash "$repo/scripts/gpu/eval.sh" --bin "$bin" --runs "single@2 memory@8 mgb@8" \
+    --timeout $((left / 2)) --deadline $((left - 5)) "$work/$t.json" 2>&1 | grep -E "summary|FAIL|TIMEOUT" |
+    tee -a "$OUT/darknet.log"
+done
+(cd "$work" && tar -czf "$OUT/darknet-results.tar.gz" compare $(ls -d eval-* *.json 2>/dev/null))
+log "results in $OUT/darknet-results.tar.gz"
+rm -rf "$work"
