@@ -140,6 +140,46 @@ TEST_CASE("calibrate from a recorded co-run writes a model that --model reads", 
   CHECK(Run({"--generate", "--jobs", "4", "--model", bad_model.path()}) == 2);
 }
 
+TEST_CASE("fit-recorded fits the model to recorded makespans and says what it cannot fit",
+          "[sim][cli]") {
+  const std::string solo_json = R"({"workers": 1, "summary": {"makespan_s": 20},
+    "jobs": [{"name": "p", "memory_bytes": 1000000000, "queued_s": 0, "started_s": 0,
+              "ended_s": 10, "kernel_ms": 8000, "crashed": false},
+             {"name": "q", "memory_bytes": 1000000000, "queued_s": 0, "started_s": 10,
+              "ended_s": 20, "kernel_ms": 8000, "crashed": false}]})";
+  // Both together on one GPU (mgb, 2 workers) in 18 s: the default model says 15.1 s (17% off).
+  auto corun = [](int makespan) {
+    const std::string m = std::to_string(makespan);
+    return R"({"workers": 2, "summary": {"makespan_s": )" + m + R"(},
+    "jobs": [{"name": "p", "memory_bytes": 1000000000, "queued_s": 0, "started_s": 0,
+              "ended_s": )" +
+           m + R"(, "kernel_ms": 8000, "crashed": false},
+             {"name": "q", "memory_bytes": 1000000000, "queued_s": 0, "started_s": 0,
+              "ended_s": )" +
+           m + R"(, "kernel_ms": 8000, "crashed": false}]})";
+  };
+  TempFile solo("solo3.json", solo_json), run("run18.json", corun(18)), profiles("p3.json"),
+      model("fit.json"), faster("run5.json", corun(5));
+  REQUIRE(Run({"--from-batch", solo.path(), "--write-trace", profiles.path()}) == 0);
+  const std::vector<std::string> node = {"--gpus", "1", "--policy", "mgb"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), node.begin(), node.end());
+    return args;
+  };
+  CHECK(Run(with({"--check-recorded", run.path(), "--profiles", profiles.path()})) == 1);
+  REQUIRE(Run(with({"--fit-recorded", run.path(), "--profiles", profiles.path(), "--write-model",
+                    model.path()})) == 0);
+  CHECK(nlohmann::json::parse(model.Read())["error"]["max_abs_relative"].get<double>() < 0.01);
+  CHECK(Run(with({"--check-recorded", run.path(), "--profiles", profiles.path(), "--model",
+                  model.path()})) == 0);
+  // Two runs that no slowdown explains together (5 s: faster than either job alone): exit 1.
+  CHECK(Run(with({"--fit-recorded", run.path() + "," + faster.path(), "--profiles",
+                  profiles.path()})) == 1);
+  // One trace per run or one for all.
+  CHECK(Run(with({"--fit-recorded", run.path(), "--profiles",
+                  profiles.path() + "," + profiles.path()})) == 2);
+}
+
 TEST_CASE("a slowdown bound (--max-slowdown) bounds the mgb runs' co-run demand in the simulation",
           "[sim][cli]") {
   // The generated jobs' tasks each fill a GPU: with a 5% bound no two share one, so kernels run

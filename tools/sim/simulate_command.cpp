@@ -1,8 +1,14 @@
 #include "simulate_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
 
 #include "batch_import.h"
 #include "cluster_command.h"
@@ -56,6 +62,17 @@ absl::Status SetPolicy(const std::string &name, SimOptions &options) {
   return absl::OkStatus();
 }
 
+// --write-model: the model with the error it was fitted to, for --model.
+absl::Status WriteModel(const Calibration &fit, const std::string &path) {
+  nlohmann::json json = ModelToJson(fit.model);
+  json["error"] = {{"mean_abs_relative", fit.error.mean_abs_relative},
+                   {"max_abs_relative", fit.error.max_abs_relative},
+                   {"tasks", fit.error.tasks}};
+  if (absl::Status written = WriteJsonFile(json, path); !written.ok()) return written;
+  std::printf("model written to %s (use with --model)\n", path.c_str());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<int> CalibrateCommand(const SimulateFlags &flags) {
   std::vector<CoRunGroup> groups;
   const absl::StatusOr<SimOptions> node = NodeFromFlags(flags);
@@ -98,13 +115,8 @@ absl::StatusOr<int> CalibrateCommand(const SimulateFlags &flags) {
       fit.model.interference, fit.model.demand_scale, 100 * fit.error.mean_abs_relative,
       100 * fit.error.max_abs_relative);
   if (!flags.write_model_file.empty()) {
-    nlohmann::json json = ModelToJson(fit.model);
-    json["error"] = {{"mean_abs_relative", fit.error.mean_abs_relative},
-                     {"max_abs_relative", fit.error.max_abs_relative},
-                     {"tasks", fit.error.tasks}};
-    if (absl::Status written = WriteJsonFile(json, flags.write_model_file); !written.ok())
+    if (absl::Status written = WriteModel(fit, flags.write_model_file); !written.ok())
       return written;
-    std::printf("model written to %s (use with --model)\n", flags.write_model_file.c_str());
   }
   return 0;
 }
@@ -147,6 +159,76 @@ absl::StatusOr<int> CheckRecorded(const SimulateFlags &flags) {
         WriteJsonFile(ReportJson(check->simulation, flags.label, flags.profiles_file, std::nullopt),
                       flags.out_file);
     if (!written.ok()) return written;
+  }
+  return pass ? 0 : 1;
+}
+
+// --fit-recorded: the model whose re-simulations of recorded runs (as --check-recorded) come
+// closest to their measured makespans, and every run's error before and after.
+absl::StatusOr<int> FitRecorded(const SimulateFlags &flags) {
+  absl::StatusOr<SimOptions> options = NodeFromFlags(flags);
+  if (!options.ok()) return options.status();
+  if (absl::Status set = SetPolicy(flags.policies.front(), *options); !set.ok()) return set;
+  const std::vector<std::string> profile_files =
+      absl::StrSplit(flags.profiles_file, ',', absl::SkipEmpty());
+  struct Recorded {
+    std::string file;
+    RecordedRun run;
+    Trace profiles;
+  };
+  std::vector<Recorded> runs;
+  for (size_t i = 0; i < flags.fit_recorded_files.size(); ++i) {
+    absl::StatusOr<RecordedRun> run = ReadRecordedRun(flags.fit_recorded_files[i]);
+    if (!run.ok()) return run.status();
+    absl::StatusOr<Trace> profiles =
+        ReadTraceFile(profile_files[std::min(i, profile_files.size() - 1)]);
+    if (!profiles.ok()) return profiles.status();
+    runs.push_back({flags.fit_recorded_files[i], *std::move(run), *std::move(profiles)});
+  }
+  // Each run's error under a model; a run the simulation refuses is an error of the input.
+  auto errors = [&](const SlowdownModel &model) -> absl::StatusOr<std::vector<double>> {
+    SimOptions with = *options;
+    with.model = model;
+    std::vector<double> out;
+    for (const Recorded &r : runs) {
+      absl::StatusOr<RecordedCheck> check = CheckRecordedRun(r.run, r.profiles, with);
+      if (!check.ok()) return check.status();
+      out.push_back(check->relative_error);
+    }
+    return out;
+  };
+  const absl::StatusOr<std::vector<double>> before = errors(options->model);
+  if (!before.ok()) return before.status();
+  // The worst run decides: the aim is every makespan within the tolerance.
+  Calibration fit;
+  fit.model = FitModel([&](const SlowdownModel &m) {
+    const absl::StatusOr<std::vector<double>> each = errors(m);
+    return each.ok() ? *std::max_element(each->begin(), each->end())
+                     : std::numeric_limits<double>::infinity();
+  });
+  fit.model.source = "fitted to " + std::to_string(runs.size()) + " recorded runs' makespans";
+  const absl::StatusOr<std::vector<double>> after = errors(fit.model);
+  if (!after.ok()) return after.status();
+  for (double x : *after) {
+    fit.error.mean_abs_relative += x / static_cast<double>(after->size());
+    fit.error.max_abs_relative = std::max(fit.error.max_abs_relative, x);
+  }
+  fit.error.tasks = after->size();
+  std::printf("fitted model: interference %.3f, demand_scale %.3f (start: %.3f, %.3f)\n",
+              fit.model.interference, fit.model.demand_scale, options->model.interference,
+              options->model.demand_scale);
+  bool pass = true;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    std::printf("  %s: error %.1f%% -> %.1f%%\n", runs[i].file.c_str(), 100 * (*before)[i],
+                100 * (*after)[i]);
+    pass = pass && (*after)[i] <= flags.tolerance;
+  }
+  std::printf("mean error %.1f%%, max %.1f%% (tolerance %.1f%%): %s\n",
+              100 * fit.error.mean_abs_relative, 100 * fit.error.max_abs_relative,
+              100 * flags.tolerance, pass ? "PASS" : "FAIL");
+  if (!flags.write_model_file.empty()) {
+    if (absl::Status written = WriteModel(fit, flags.write_model_file); !written.ok())
+      return written;
   }
   return pass ? 0 : 1;
 }
@@ -263,6 +345,7 @@ absl::StatusOr<int> RunMode(const SimulateFlags &flags) {
   if (!flags.calibrate_files.empty()) return CalibrateCommand(flags);
   if (!flags.from_batch_file.empty()) return FromBatch(flags);
   if (!flags.check_recorded_file.empty()) return CheckRecorded(flags);
+  if (!flags.fit_recorded_files.empty()) return FitRecorded(flags);
   return SimulateTrace(flags);
 }
 

@@ -68,6 +68,11 @@ Other modes:
   --check-recorded FILE    re-simulate a recorded `mgb batch` run with the profiles of
                            --profiles TRACE (node, policy and workers from flags) and print the
                            makespan error; exit 1 if it is above --tolerance (default 0.10)
+  --fit-recorded FILES     fit the slowdown model to recorded runs' makespans: comma-separated
+                           `mgb batch` results, re-simulated as --check-recorded does with
+                           --profiles TRACES (one for all, or one per run, comma-separated);
+                           prints each run's error before and after; --write-model FILE saves
+                           the model; exit 1 if a fitted error is above --tolerance
   --help                   this text
 Exit status: 0 success, 1 a check failed, 2 bad usage or input.
 )";
@@ -101,20 +106,21 @@ absl::Status ParseSeconds(const std::string &flag, const std::string &text, doub
 }  // namespace
 
 absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char **argv) {
-  static const char *const kValueFlags[] = {"trace",        "jobs",
-                                            "mix",          "seed",
-                                            "arrival-gap",  "gpus",
-                                            "gpu-memory",   "sms",
-                                            "gpu-config",   "context-reserve",
-                                            "policy",       "workers",
-                                            "max-slowdown", "model",
-                                            "out",          "label",
-                                            "write-trace",  "utilisation-samples",
-                                            "calibrate",    "write-model",
-                                            "from-batch",   "check-recorded",
-                                            "profiles",     "tolerance",
-                                            "draw",         "from",
-                                            "nodes",        "cluster-policy"};
+  static const char *const kValueFlags[] = {"trace",         "jobs",
+                                            "mix",           "seed",
+                                            "arrival-gap",   "gpus",
+                                            "gpu-memory",    "sms",
+                                            "gpu-config",    "context-reserve",
+                                            "policy",        "workers",
+                                            "max-slowdown",  "model",
+                                            "out",           "label",
+                                            "write-trace",   "utilisation-samples",
+                                            "calibrate",     "write-model",
+                                            "from-batch",    "check-recorded",
+                                            "fit-recorded",  "profiles",
+                                            "tolerance",     "draw",
+                                            "from",          "nodes",
+                                            "cluster-policy"};
   SimulateFlags f;
   std::map<std::string, std::string> values;  // by "--name": checked below, each with its rule
   // The syntax every mgb command shares (cli::FlagParser); the help text is kSimulateUsage.
@@ -152,6 +158,10 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char **argv) {
   text("--write-model", f.write_model_file);
   text("--from-batch", f.from_batch_file);
   text("--check-recorded", f.check_recorded_file);
+  if (has("--fit-recorded")) {
+    f.fit_recorded_files = absl::StrSplit(values["--fit-recorded"], ',', absl::SkipEmpty());
+    if (f.fit_recorded_files.empty()) return Bad("--fit-recorded", "needs at least one file");
+  }
   text("--profiles", f.profiles_file);
   absl::Status s;
   if (s.ok() && has("--jobs"))
@@ -217,7 +227,8 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char **argv) {
   if (f.help) return f;
   const bool draw = f.draw_jobs > 0;
   const int modes = !f.calibrate_files.empty() + !f.from_batch_file.empty() +
-                    !f.check_recorded_file.empty() + (f.generate || !f.trace_file.empty() || draw);
+                    !f.check_recorded_file.empty() + !f.fit_recorded_files.empty() +
+                    (f.generate || !f.trace_file.empty() || draw);
   if (modes == 0) {
     return absl::InvalidArgumentError(
         "give --trace FILE, --generate or --draw N (or another mode; "
@@ -226,7 +237,7 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char **argv) {
   if (modes > 1) {
     return absl::InvalidArgumentError(
         "choose one of --trace/--generate/--draw, --calibrate, "
-        "--from-batch, --check-recorded (see --help)");
+        "--from-batch, --check-recorded, --fit-recorded (see --help)");
   }
   if (f.generate && !f.trace_file.empty()) return Bad("--generate", "cannot be used with --trace");
   if (draw && (f.generate || !f.trace_file.empty())) {
@@ -257,8 +268,20 @@ absl::StatusOr<SimulateFlags> ParseSimulateFlags(int argc, char **argv) {
   if (!f.check_recorded_file.empty() && f.policies.size() != 1) {
     return Bad("--check-recorded", "needs exactly one --policy: the one the recorded run used");
   }
-  if (!f.write_model_file.empty() && f.calibrate_files.empty()) {
-    return Bad("--write-model", "only with --calibrate");
+  if (!f.write_model_file.empty() && f.calibrate_files.empty() && f.fit_recorded_files.empty()) {
+    return Bad("--write-model", "only with --calibrate or --fit-recorded");
+  }
+  if (!f.fit_recorded_files.empty()) {
+    const std::vector<std::string> profiles =
+        absl::StrSplit(f.profiles_file, ',', absl::SkipEmpty());
+    if (profiles.size() != 1 && profiles.size() != f.fit_recorded_files.size()) {
+      return Bad("--fit-recorded", "needs --profiles TRACES: one for all runs or one per run (" +
+                                       std::to_string(f.fit_recorded_files.size()) + " runs, " +
+                                       std::to_string(profiles.size()) + " traces)");
+    }
+    if (f.policies.size() != 1) {
+      return Bad("--fit-recorded", "needs exactly one --policy: the one the recorded runs used");
+    }
   }
   return f;
 }

@@ -45,7 +45,8 @@ struct SimulateFlags {
   std::string write_model_file;
   std::string from_batch_file;
   std::string check_recorded_file;
-  std::string profiles_file;
+  std::vector<std::string> fit_recorded_files;
+  std::string profiles_file;  // --fit-recorded: comma-separated
   double tolerance = 0.10;
 };
 

@@ -99,10 +99,19 @@ ModelError MeasureError(const SlowdownModel &model, const std::vector<CoRunGroup
 }
 
 Calibration Calibrate(const std::vector<CoRunGroup> &groups) {
+  Calibration best;
+  best.model = FitModel(
+      [&groups](const SlowdownModel &m) { return MeasureError(m, groups).mean_abs_relative; });
+  best.error = MeasureError(best.model, groups);
+  best.model.source = "calibrated on " + std::to_string(best.error.tasks) + " measured tasks";
+  return best;
+}
+
+SlowdownModel FitModel(const std::function<double(const SlowdownModel &)> &objective) {
   // Two parameters and a cheap objective: a coarse grid, then three rounds of a finer grid
   // around the best point, is robust (the objective has kinks from max(1, U)) and fast.
-  Calibration best;
-  best.error.mean_abs_relative = std::numeric_limits<double>::infinity();
+  SlowdownModel best;
+  double best_value = std::numeric_limits<double>::infinity();
   double lo_i = 0.0, hi_i = 1.0, lo_d = 0.1, hi_d = 2.0;
   for (int round = 0; round < 4; ++round) {
     const int steps = 20;
@@ -111,17 +120,19 @@ Calibration Calibrate(const std::vector<CoRunGroup> &groups) {
         SlowdownModel m;
         m.interference = lo_i + (hi_i - lo_i) * a / steps;
         m.demand_scale = lo_d + (hi_d - lo_d) * b / steps;
-        const ModelError e = MeasureError(m, groups);
-        if (e.mean_abs_relative < best.error.mean_abs_relative) best = {m, e};
+        const double value = objective(m);
+        if (value < best_value) {
+          best = m;
+          best_value = value;
+        }
       }
     }
     const double wi = (hi_i - lo_i) / 10, wd = (hi_d - lo_d) / 10;
-    lo_i = std::max(0.0, best.model.interference - wi);
-    hi_i = best.model.interference + wi;
-    lo_d = std::max(0.01, best.model.demand_scale - wd);
-    hi_d = best.model.demand_scale + wd;
+    lo_i = std::max(0.0, best.interference - wi);
+    hi_i = best.interference + wi;
+    lo_d = std::max(0.01, best.demand_scale - wd);
+    hi_d = best.demand_scale + wd;
   }
-  best.model.source = "calibrated on " + std::to_string(best.error.tasks) + " measured tasks";
   return best;
 }
 

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <functional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -76,6 +77,9 @@ struct Calibration {
 // Grid search (then refinement) of interference in [0, 1] and demand_scale in [0.1, 2]
 // minimising the mean absolute relative error. Needs at least one group with a task.
 Calibration Calibrate(const std::vector<CoRunGroup> &groups);
+// The same search for the model with the least `objective` (e.g. the worst of recorded runs'
+// makespan errors: simulate_command.cpp); the model's source is left empty for the caller.
+SlowdownModel FitModel(const std::function<double(const SlowdownModel &)> &objective);
 
 // {"warp_capacity": 8448, "groups": [{"tasks": [{"busy_fraction", "warps", "solo_s",
 // "measured_s"}]}]}; a group may override warp_capacity. Errors as ReadModelFile's.
