@@ -325,6 +325,12 @@ Scheduler::Task Scheduler::TaskFrom(SessionId session, const TaskRequest &reques
   t.memory = request.memory_bytes;
   t.shape = request.shape;
   t.label = request.label;
+  if (!request.label.empty()) {
+    t.site = request.owner + '\0' + sessions_.at(session).program + '\0' + request.label;
+    if (SiteShapes::Unknown(t.shape)) {
+      if (std::optional<LaunchShape> learned = site_shapes_.Lookup(t.site)) t.shape = *learned;
+    }
+  }
   t.since = now;
   t.deadline = request.deadline;
   for (int g = 0; g < gpu_count() && !request.preferred_pci_bus_id.empty(); ++g) {
@@ -562,6 +568,7 @@ absl::StatusOr<uint64_t> Scheduler::TaskLaunch(SessionId session, TaskId task,
   if (!found.ok()) return found.status();
   Task &t = **found;
   GpuState &g = gpus_[t.gpu];
+  site_shapes_.Learn(t.site, shape, WarpsOn(g, shape));
   // A task counts its most demanding launch.
   if (WarpsOn(g, shape) <= WarpsOn(g, t.shape)) return t.warps;
   g.warps -= t.warps;

@@ -424,6 +424,7 @@ std::optional<absl::Status> SchedulerService::BeginLocked(const v1::TaskBeginReq
   core::TaskRequest task = FromProto(request);
   task.label = CappedText(task.label, service_options_.limits.label_bytes);
   const std::string &user = sessions_.at(*session).user;
+  task.owner = user;  // launch shapes are learned per user (site_shapes.h)
   const uint64_t job = sessions_.at(*session).job;
   if (absl::Status st = user_counts_.AdmitTask(user); !st.ok()) return st;
   const std::string profile_key =

@@ -330,3 +330,54 @@ TEST_CASE("the slowdown bound: tasks behind a waiting head leave it its demand",
 }
 
 }  // namespace mgb::test
+
+namespace mgb::test {
+
+TEST_CASE("a task without a shape takes the one its site's earlier task launched",
+          "[core][policy][sites]") {
+  // Found on 2 x H100: 13 of W1's 16 tasks were placed before their first launch and counted 2
+  // warps each, so neither the fewest-warps rule nor --max-slowdown could weigh them.
+  Core c(Gpus(2, 16 * kGB, 2), "mgb");
+  core::TaskRequest shapeless = Request(kGB);
+  shapeless.shape = {};  // one thread: nothing known
+  shapeless.label = "train.cu:40";
+  shapeless.owner = "alice";
+  const auto first = c.BeginSolo(shapeless);
+  REQUIRE(c.s->TaskLaunch(first.session, first.task, Blocks(kGB, 16).shape).ok());
+  REQUIRE(c.s->TaskEnd(first.session, first.task, 0).ok());
+  const auto second = c.BeginSolo(shapeless);
+  CHECK(c.s->Status().gpus[second.gpu].warps_in_use == 128);  // the learned whole GPU
+  // Another site, another user, or a task with a shape of its own: nothing borrowed.
+  core::TaskRequest other = shapeless;
+  other.label = "train.cu:41";
+  const auto third = c.BeginSolo(other);
+  CHECK(c.s->Status().gpus[third.gpu].warps_in_use == 2);
+  core::TaskRequest bob = shapeless;
+  bob.owner = "bob";
+  const auto fourth = c.BeginSolo(bob);
+  CHECK(c.s->Status().gpus[fourth.gpu].warps_in_use == 4);  // with `third`'s 2 on that GPU
+}
+
+TEST_CASE("site shapes keep the most demanding launch and forget the oldest site past capacity",
+          "[core][sites]") {
+  core::SiteShapes sites(2);
+  core::LaunchShape wide, narrow;
+  wide.grid.x = 100;
+  narrow.grid.x = 10;
+  sites.Learn("a", narrow, 10);
+  sites.Learn("a", wide, 100);
+  sites.Learn("a", narrow, 10);  // less demanding: kept wide
+  REQUIRE(sites.Lookup("a"));
+  CHECK(sites.Lookup("a")->grid.x == 100);
+  sites.Learn("b", narrow, 10);
+  sites.Learn("c", narrow, 10);  // past 2: "a", learned longest ago, goes
+  CHECK_FALSE(sites.Lookup("a"));
+  CHECK(sites.Lookup("b"));
+  CHECK(sites.size() == 2);
+  sites.Learn("", wide, 100);  // no site: nothing
+  CHECK(sites.size() == 2);
+  CHECK(core::SiteShapes::Unknown(core::LaunchShape{}));
+  CHECK_FALSE(core::SiteShapes::Unknown(wide));
+}
+
+}  // namespace mgb::test

@@ -67,6 +67,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "mgb/core/gpu.h"
+#include "mgb/core/site_shapes.h"
 #include "mgb/core/waiting_index.h"
 
 namespace mgb::core {
@@ -183,6 +184,9 @@ struct TaskRequest {
   std::vector<std::string> visible_pci_bus_ids;
   // memory_bytes is mgbd's default for a program it knows nothing of (Options::unknown_settle_us).
   bool provisional = false;
+  // Who asks (mgbd: the connection's user). A task without a shape takes the one learned for
+  // its site (owner, session program, label: site_shapes.h); empty label: nothing learned.
+  std::string owner;
 };
 
 struct BeginResult {
@@ -338,6 +342,7 @@ class Scheduler {
     uint64_t warps = 0;  // as charged on its GPU
     LaunchShape shape;
     std::string label;
+    std::string site;  // SiteShapes key; empty: learns nothing
     int gpu = -1;
     Micros since = 0;
     Micros deadline = 0;
@@ -491,6 +496,7 @@ class Scheduler {
   // only there, FIFO; the others are indexed by memory and (mgb-sm) warps.
   std::map<uint64_t, TaskId> waiting_pinned_;
   WaitingIndex waiting_index_;
+  SiteShapes site_shapes_;
   mutable std::vector<uint32_t> room_scratch_;     // FitSms: room per SM, reused (no allocation)
   std::map<uint64_t, TaskId> growing_;             // pending grows, FIFO
   std::set<std::pair<Micros, TaskId>> deadlines_;  // waiting TaskBegins
