@@ -119,6 +119,7 @@ class AutoWorkers {
     AdaptiveWorkers::Options options;
     options.gpus = std::max(1, status->gpus_size());
     options.max = static_cast<int>(std::max<size_t>(1, std::min<size_t>(jobs, 4096)));
+    options.period_s = kPeriodS;
     return AutoWorkers(*std::move(client), options);
   }
   int Slots(double now_s, GpuSampler *sampler) {
@@ -136,10 +137,7 @@ class AutoWorkers {
  private:
   static constexpr double kPeriodS = 1.0;
   AutoWorkers(std::unique_ptr<Client> client, AdaptiveWorkers::Options options)
-      : client_(std::move(client)), controller_([&] {
-          options.period_s = kPeriodS;
-          return options;
-        }()) {}
+      : client_(std::move(client)), controller_(options) {}
   std::unique_ptr<Client> client_;
   AdaptiveWorkers controller_;
 };
