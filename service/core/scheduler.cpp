@@ -568,9 +568,10 @@ absl::StatusOr<uint64_t> Scheduler::TaskLaunch(SessionId session, TaskId task,
   if (!found.ok()) return found.status();
   Task &t = **found;
   GpuState &g = gpus_[t.gpu];
-  site_shapes_.Learn(t.site, shape, WarpsOn(g, shape));
+  const uint64_t demand = WarpsOn(g, shape);
+  site_shapes_.Learn(t.site, shape, demand);
   // A task counts its most demanding launch.
-  if (WarpsOn(g, shape) <= WarpsOn(g, t.shape)) return t.warps;
+  if (demand <= WarpsOn(g, t.shape)) return t.warps;
   g.warps -= t.warps;
   ReleaseSms(g, t);
   t.shape = shape;
@@ -579,7 +580,7 @@ absl::StatusOr<uint64_t> Scheduler::TaskLaunch(SessionId session, TaskId task,
   if (sms) {
     ChargeSms(g, t, std::move(*sms));
   } else {
-    t.warps = WarpsOn(g, shape);  // mgb-sm past its room: over the GPU's warps, later tasks wait
+    t.warps = demand;  // mgb-sm past its room: over the GPU's warps, later tasks wait
   }
   g.warps += t.warps;
   return t.warps;
