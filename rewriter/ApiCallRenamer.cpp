@@ -6,6 +6,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/Support/Path.h"
 
 namespace mgb::rewriter {
 
@@ -65,6 +66,17 @@ void ApiCallRenamer::run(const MatchFinder::MatchResult &result) {
   // have templates of the same shape in mgb.h: the call stays as written.
 }
 
+bool ApiCallRenamer::allocatesInLibraryHeader(SourceLocation at, llvm::StringRef name,
+                                              const SourceManager &SM) {
+  std::optional<OpKind> kind = cudaOpKind(name);
+  if (kind != OpKind::Alloc && kind != OpKind::Free)
+    return false;
+  // CUDA's own runtime headers (cuda_runtime.h's template overloads call ::cudaMalloc) allocate
+  // nothing by themselves.
+  llvm::StringRef file = llvm::sys::path::filename(SM.getFilename(at));
+  return file != "cuda_runtime.h" && file != "cuda_runtime_api.h";
+}
+
 bool ApiCallRenamer::renameToken(SourceLocation nameLoc, llvm::StringRef name,
                                  const MatchFinder::MatchResult &result) {
   const SourceManager &SM = *result.SourceManager;
@@ -74,9 +86,21 @@ bool ApiCallRenamer::renameToken(SourceLocation nameLoc, llvm::StringRef name,
     // is not rewritten: a `#define` at the top of the translation unit's source renames the call
     // there (the source includes cuda_runtime.h and mgb.h before it).
     SourceLocation main = SM.getLocForStartOfFile(SM.getMainFileID());
-    if (!SM.isInSystemHeader(expansion) && edits_.isEditable(main, SM))
-      if (OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getMainFileID()))
+    if (!edits_.isEditable(main, SM))
+      return false;
+    OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getMainFileID());
+    if (!SM.isInSystemHeader(expansion)) {
+      if (entry)
         edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+    } else if (allocatesInLibraryHeader(expansion, name, SM)) {
+      // thrust's containers and temporary buffers, CUB's caching allocator: device memory taken
+      // in headers mgb does not rewrite, then handed to kernels mgb never sees. No stand-in may
+      // reach them, so the program binds eagerly, and the `#define` routes these calls through
+      // libmgb, which counts the memory in the process's task (docs/rewriter.md, "thrust").
+      edits_.noteLibraryMemory(SM);
+      if (entry)
+        edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+    }
     return false;
   }
   // The name token where it is spelled: the file, a macro argument, or a project macro's body.

@@ -24,6 +24,11 @@ private:
   bool renameToken(clang::SourceLocation nameLoc, llvm::StringRef name,
                    const clang::ast_matchers::MatchFinder::MatchResult &result);
 
+  // True when a system header outside CUDA's runtime headers (thrust, CUB) allocates or frees
+  // device memory with the runtime function `name` at `at`.
+  static bool allocatesInLibraryHeader(clang::SourceLocation at, llvm::StringRef name,
+                                       const clang::SourceManager &SM);
+
   EditSet &edits_;
   std::set<const clang::Expr *> callees_; // callees of the calls seen so far
 };

@@ -90,4 +90,11 @@ void EditSet::noteUnseenCode(const clang::SourceManager &SM) {
     unseen_.insert(canonicalPath(main->getName()));
 }
 
+void EditSet::noteLibraryMemory(const clang::SourceManager &SM) {
+  noteUnseenCode(SM);
+  clang::OptionalFileEntryRef main = SM.getFileEntryRefForID(SM.getMainFileID());
+  if (main && isEditable(SM.getLocForStartOfFile(SM.getMainFileID()), SM))
+    library_.insert(canonicalPath(main->getName()));
+}
+
 } // namespace mgb::rewriter

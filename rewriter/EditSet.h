@@ -41,6 +41,10 @@ public:
   // libmgb bind memory eagerly, so that no stand-in reaches that code.
   void noteUnseenCode(const clang::SourceManager &SM);
   bool holdsUnseenCode(const std::string &file) const { return unseen_.count(file) != 0; }
+  // ... because a system header it includes (thrust, CUB) allocates device memory itself: those
+  // calls are routed to libmgb by `#define`, so the memory is counted in the process's task.
+  void noteLibraryMemory(const clang::SourceManager &SM);
+  bool holdsLibraryMemory(const std::string &file) const { return library_.count(file) != 0; }
   const std::set<std::string> &filesWithUnseenCode() const { return unseen_; }
   int nextTaskNumber(const std::string &file) { return ++taskCounters_[file]; }
   void resetTaskNumbers() { taskCounters_.clear(); }
@@ -65,6 +69,7 @@ private:
   std::map<std::string, std::set<std::string>> fallbacks_;
   std::map<std::string, int> taskCounters_;
   std::set<std::string> unseen_;
+  std::set<std::string> library_;
   mutable std::map<std::string, std::string> spellings_; // canonical path -> first name seen
 };
 

@@ -254,8 +254,9 @@ std::string insertInclude(llvm::StringRef content, const std::set<std::string> &
           def;
   }
   if (unseen && !unseenIncluded.match(content))
-    block += "/* mgb: this file holds code mgb-rewrite could not route (see its warnings): the "
-             "program binds its memory eagerly */\n#include <mgb/unseen_tu.h>\n";
+    block += "/* mgb: this file holds code mgb-rewrite could not route (see its warnings), or "
+             "includes a library that takes device memory itself: the program binds its memory "
+             "eagerly */\n#include <mgb/unseen_tu.h>\n";
   if (block.empty())
     return content.str();
   // After a byte order mark (the compiler reads it only as the file's first bytes) and the leading

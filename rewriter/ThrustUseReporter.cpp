@@ -42,6 +42,8 @@ void ThrustUseReporter::registerMatchers(MatchFinder &finder) {
 void ThrustUseReporter::run(const MatchFinder::MatchResult &result) {
   const SourceManager &SM = *result.SourceManager;
   if (const auto *var = result.Nodes.getNodeAs<VarDecl>("container")) {
+    if (reportedEagerBinding(var->getLocation(), *result.Context))
+      return;
     warn(var->getLocation(), *result.Context,
          "thrust device container `" + var->getNameAsString() +
              "` takes device memory outside libmgb: it is not counted in any task's "
@@ -63,11 +65,30 @@ void ThrustUseReporter::run(const MatchFinder::MatchResult &result) {
   bool device = FD->getName() == "device_malloc" || FD->getName() == "device_new";
   for (const Expr *arg : call->arguments())
     device = device || isDeviceSide(arg->getType(), *result.Context);
-  if (device)
+  if (device && !reportedEagerBinding(call->getBeginLoc(), *result.Context))
     warn(call->getBeginLoc(), *result.Context,
          "thrust::" + FD->getName().str() +
              " works on the GPU through thrust: its kernels and temporary memory are not "
              "managed by mgb");
+}
+
+bool ThrustUseReporter::reportedEagerBinding(SourceLocation loc, const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  OptionalFileEntryRef main = SM.getFileEntryRefForID(SM.getMainFileID());
+  SourceLocation at = SM.getExpansionLoc(loc);
+  if (!main || !at.isValid() || SM.isInSystemHeader(at))
+    return false;
+  std::string file = EditSet::canonicalPath(main->getName());
+  if (!edits_.holdsLibraryMemory(file))
+    return false;
+  // thrust's memory is libmgb's here (ApiCallRenamer routed its allocations): one report per file
+  // says what that costs; each container and call would only repeat it.
+  if (eagerFilesReported_.insert(file).second)
+    warn(loc, Ctx,
+         "thrust takes device memory and launches kernels inside its own headers: libmgb counts "
+         "that memory in one task for the whole process, and the program binds its memory "
+         "eagerly (no task per region)");
+  return true;
 }
 
 void ThrustUseReporter::warn(SourceLocation loc, const ASTContext &Ctx, const std::string &what) {

@@ -1,7 +1,9 @@
 // Reports GPU work done through thrust, which mgb cannot see: thrust::device_vector (and
 // device_malloc) take device memory through cudaMalloc calls inside CUDA's own headers, and thrust
-// algorithms on device data launch their kernels there. Such a program still builds and runs, but
-// that memory is not reserved and those kernels are not placed by mgbd; the user is told where.
+// algorithms on device data launch their kernels there. Where ApiCallRenamer routed those
+// allocations to libmgb (EditSet::holdsLibraryMemory), the program binds its memory eagerly and
+// one warning per file says so; otherwise each container and call is reported: that memory is
+// not reserved and those kernels are not placed by mgbd.
 #ifndef MGB_REWRITER_THRUSTUSEREPORTER_H
 #define MGB_REWRITER_THRUSTUSEREPORTER_H
 
@@ -25,8 +27,11 @@ public:
 
 private:
   void warn(clang::SourceLocation at, const clang::ASTContext &Ctx, const std::string &what);
+  // True when the file binds eagerly for thrust's memory (reported once, at its first use).
+  bool reportedEagerBinding(clang::SourceLocation at, const clang::ASTContext &Ctx);
   EditSet &edits_;
   RewriteDiagnostics &diagnostics_;
+  std::set<std::string> eagerFilesReported_;
 };
 
 } // namespace mgb::rewriter

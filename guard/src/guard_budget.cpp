@@ -6,6 +6,13 @@
 #include <cstdio>
 
 namespace mgb::guard {
+namespace {
+std::string GiB(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f GiB", static_cast<double>(bytes) / (1ull << 30));
+  return text;
+}
+}  // namespace
 
 GuardBudget::Admission GuardBudget::Admit(uint64_t bytes, uint32_t gpu, std::string *why) {
   if (gpu >= counters_.gpus) {  // a GPU the run was not given (CUDA_VISIBLE_DEVICES prevents it)
@@ -16,6 +23,14 @@ GuardBudget::Admission GuardBudget::Admit(uint64_t bytes, uint32_t gpu, std::str
   while (true) {
     uint64_t allocated = g.allocated.load(std::memory_order_relaxed);
     const uint64_t reserved = g.reserved.load(std::memory_order_acquire);
+    // --max-mem bounds what the run holds, whatever it was granted: a first grant from a learned
+    // peak may be larger than the cap.
+    const uint64_t cap = counters_.cap.load(std::memory_order_relaxed);
+    if (cap != 0 && allocated + bytes > cap && !Unguarded()) {
+      counters_.refusals.fetch_add(1, std::memory_order_relaxed);
+      *why = "the run would hold " + GiB(allocated + bytes) + ", past --max-mem " + GiB(cap);
+      return Admission::kRefused;
+    }
     if (allocated + bytes <= reserved || Unguarded()) {
       if (g.allocated.compare_exchange_weak(allocated, allocated + bytes,
                                             std::memory_order_relaxed)) {

@@ -17,7 +17,7 @@ each job has its GPU to itself, so its run time is its solo time (docs/evaluatio
 
 options:
   --runs "P@N ..."  policy@workers, in order (default "single@2 mgb@8 cg:2@4 cg:3@6");
-                    policies: mgb mgb-sm single cg:N memory, each optionally +spread (mgbd
+                    policies: mgb mgb-sm single cg:N memory schedgpu, each optionally +spread (mgbd
                     --spread-tasks) and/or +priority (mgbd --queue-priority: with --batch-args
                     "--order longest-first ...", the longest jobs first in mgbd's wait queue)
                     and/or +slowPCT (mgbd --max-slowdown PCT); WORKERS a count or auto
@@ -91,8 +91,8 @@ fi
 read -r -a RUN_LIST <<<"$RUNS"
 [ ${#RUN_LIST[@]} -ge 1 ] && [ ${#RUN_LIST[@]} -le 6 ] || die_usage "--runs: 1 to 6 entries, got ${#RUN_LIST[@]}"
 for r in "${RUN_LIST[@]}"; do
-  [[ "$r" =~ ^(mgb|mgb-sm|single|memory|cg:[0-9]+)(\+spread)?(\+priority)?(\+slow[0-9]+)?@([0-9]+|auto)$ ]] ||
-    die_usage "--runs: '$r' is not POLICY@WORKERS (POLICY: mgb mgb-sm single memory cg:N, optionally +spread, +priority, +slowPCT; WORKERS: a count or auto)"
+  [[ "$r" =~ ^(mgb|mgb-sm|single|memory|schedgpu|cg:[0-9]+)(\+spread)?(\+priority)?(\+slow[0-9]+)?@([0-9]+|auto)$ ]] ||
+    die_usage "--runs: '$r' is not POLICY@WORKERS (POLICY: mgb mgb-sm single memory schedgpu cg:N, optionally +spread, +priority, +slowPCT; WORKERS: a count or auto)"
 done
 # Every program the job list names must be there now, not discovered missing 5 minutes in.
 PROGRAMS=$(python3 - "$JOBS" <<'PY'

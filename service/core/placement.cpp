@@ -16,6 +16,7 @@ std::string Policy::Name() const {
     case PolicyKind::kSingle: return "single";
     case PolicyKind::kCoreToGpu: return absl::StrCat("cg:", sessions_per_gpu);
     case PolicyKind::kMemory: return "memory";
+    case PolicyKind::kSchedGpu: return "schedgpu";
   }
   return "?";
 }
@@ -25,6 +26,7 @@ absl::StatusOr<Policy> ParsePolicy(std::string_view name) {
   if (name == "mgb-sm") return Policy{PolicyKind::kMgbSm, 0};
   if (name == "single") return Policy{PolicyKind::kSingle, 0};
   if (name == "memory") return Policy{PolicyKind::kMemory, 0};
+  if (name == "schedgpu") return Policy{PolicyKind::kSchedGpu, 0};
   if (name.starts_with("cg:")) {
     const std::string_view digits = name.substr(3);
     uint32_t n = 0;
@@ -37,7 +39,7 @@ absl::StatusOr<Policy> ParsePolicy(std::string_view name) {
   }
   return absl::InvalidArgumentError(
       absl::StrCat("policy '", std::string(name),
-                   "' is unknown; use one of: mgb, mgb-sm, single, cg:N, memory"));
+                   "' is unknown; use one of: mgb, mgb-sm, single, cg:N, memory, schedgpu"));
 }
 
 // A process's tasks go to a GPU where it already has a context while one fits. Its tasks may share
@@ -100,6 +102,12 @@ Scheduler::Fit Scheduler::ChooseAmong(const Session &s, const Task &t,
         if (best < 0 || Available(gpus_[g]) > Available(gpus_[best])) best = g;
       }
       return Fit{best, {}};
+    }
+    case PolicyKind::kSchedGpu: {
+      for (int g = 0; g < n; ++g) {
+        if (!excluded[g] && FitsMemory(s, g, t.memory)) return Fit{g, {}};
+      }
+      return Fit{};
     }
     case PolicyKind::kMgbSm: {  // Algorithm 2: the first GPU where memory and every block fit
       for (int g = 0; g < n; ++g) {

@@ -66,7 +66,10 @@ void Scheduler::PlaceWaitingTasks(Micros now) {
 Scheduler::Shadow Scheduler::ShadowOfHead() const {
   Shadow shadow;
   const PolicyKind kind = options_.policy.kind;
-  if (head_task_ == 0 || (kind != PolicyKind::kMgb && kind != PolicyKind::kMemory)) return shadow;
+  if (head_task_ == 0 ||
+      (kind != PolicyKind::kMgb && kind != PolicyKind::kMemory && kind != PolicyKind::kSchedGpu)) {
+    return shadow;
+  }
   const Task &head = tasks_.at(head_task_);
   const GpuState &g = gpus_[head.reserved_gpu];
   // What the GPU must hold once every task ahead of the head in queue order has ended: the head

@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
   flags.String(
       "gpus", &options.gpus_file,
       "JSON GPU description instead of NVML: {\"gpus\": [{\"name\", \"memory_bytes\", \"sms\"}]}");
-  flags.String("policy", &options.policy, "mgb (default), mgb-sm, single, cg:N, memory");
+  flags.String("policy", &options.policy, "mgb (default), mgb-sm, single, cg:N, memory, schedgpu");
   flags.Bool("spread-tasks", &options.spread_tasks,
              "place each task by the policy alone, even away from the GPUs its process already "
              "uses (default: a process's tasks stay on its GPUs while they fit there)");

@@ -262,6 +262,23 @@ TEST_CASE("cuMemGetInfo reports what is left under --max-mem, the driver's figur
   CHECK(free == 12 * kMiB);
 }
 
+// Found on 2 x H100: a learned peak of 3 GiB made the first grant larger than --max-mem 1G, and a
+// 2 GiB cudaMalloc fitted in the grant, so the cap was never asked about.
+TEST_CASE("the guard refuses past --max-mem even inside a larger grant", "[guard]") {
+  FakeRun run;
+  run.counters.gpu[0].reserved = 48 * kMiB;
+  run.counters.cap = 16 * kMiB;
+  GuardBudget budget(run.counters, run.Asker(), false);
+  GuardedDriver driver(FakeDevice::Table(), &budget);
+  CUdeviceptr p = 0, q = 0;
+  REQUIRE(driver.MemAlloc(&p, 12 * kMiB) == kCudaSuccess);
+  CHECK(driver.MemAlloc(&q, 8 * kMiB) == kCudaErrorOutOfMemory);
+  CHECK(run.counters.gpu[0].allocated == 12 * kMiB);
+  CHECK(run.counters.refusals == 1);
+  CHECK(driver.MemAlloc(&q, 4 * kMiB) == kCudaSuccess);  // up to the cap itself
+  CHECK(run.asked.empty());
+}
+
 TEST_CASE("cuMemGetInfo's free is at most the room mgbd says the run has", "[guard]") {
   FakeRun run;
   run.counters.gpu[0].reserved = 8 * kMiB;

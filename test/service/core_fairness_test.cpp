@@ -363,7 +363,7 @@ TEST_CASE("with queue priorities the core decides exactly as the reference on ra
 
 TEST_CASE("every policy decides exactly as the straightforward reference on random workloads",
           "[core][fairness][reference]") {
-  for (const std::string policy : {"mgb", "memory", "mgb-sm", "single", "cg:2"}) {
+  for (const std::string policy : {"mgb", "memory", "schedgpu", "mgb-sm", "single", "cg:2"}) {
     size_t grows_refused = 0;
     for (uint64_t seed = 1; seed <= 4; ++seed) {
       const Coverage c = CompareWithReference(policy, seed, 4000);

@@ -148,6 +148,16 @@ TEST_CASE("memory policy: the GPU with the most available memory", "[core][polic
   CHECK(c.BeginSolo(Request(13 * kGB)).gpu == -1);  // nowhere: waits
 }
 
+TEST_CASE("schedgpu policy: every job on the first GPU while it fits", "[core][policy]") {
+  Core c(Gpus(3, 16 * kGB), "schedgpu");
+  CHECK(c.BeginSolo(Request(8 * kGB)).gpu == 0);
+  CHECK(c.BeginSolo(Request(4 * kGB)).gpu == 0);  // GPUs 1 and 2 idle: still GPU 0
+  CHECK(c.BeginSolo(Request(6 * kGB)).gpu == 1);  // 4 GB left on GPU 0: the next that fits
+  CHECK(c.BeginSolo(Request(2 * kGB)).gpu == 0);  // fits on GPU 0 again
+  CHECK(c.BeginSolo(Request(13 * kGB)).gpu == 2);
+  CHECK(c.BeginSolo(Request(11 * kGB)).gpu == -1);  // nowhere: waits
+}
+
 TEST_CASE("mgb-sm policy: per-SM blocks, warps, registers and shared memory are hard",
           "[core][policy]") {
   auto gpus = Gpus(2, 16 * kGB, 2);
@@ -212,7 +222,7 @@ TEST_CASE("cg:N policy: N sessions per GPU, round robin, memory-blind", "[core][
 }
 
 TEST_CASE("policy names", "[core][policy]") {
-  for (const char *name : {"mgb", "mgb-sm", "single", "memory", "cg:6"}) {
+  for (const char *name : {"mgb", "mgb-sm", "single", "memory", "schedgpu", "cg:6"}) {
     auto p = core::ParsePolicy(name);
     REQUIRE(p.ok());
     CHECK(p->Name() == name);

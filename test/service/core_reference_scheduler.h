@@ -381,6 +381,10 @@ class ReferenceScheduler {
           if (fit.gpu < 0 || better) fit.gpu = g;
         }
         return fit;
+      case core::PolicyKind::kSchedGpu:
+        for (int g = 0; g < n; ++g)
+          if (!excluded[g] && FitsMemory(s, g, t.memory)) return Fit{g, {}};
+        return fit;
       case core::PolicyKind::kMgbSm:
         for (int g = 0; g < n; ++g) {
           if (excluded[g] || !FitsMemory(s, g, t.memory)) continue;
@@ -409,7 +413,8 @@ class ReferenceScheduler {
 
   bool Shadows() const {
     return options_.policy.kind == core::PolicyKind::kMgb ||
-           options_.policy.kind == core::PolicyKind::kMemory;
+           options_.policy.kind == core::PolicyKind::kMemory ||
+           options_.policy.kind == core::PolicyKind::kSchedGpu;
   }
 
   // Behind a blocked head: Choose among the GPUs not excluded; else (mgb, memory) the head's GPU

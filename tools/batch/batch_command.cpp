@@ -197,8 +197,10 @@ int Run(const Args &args) {
   std::string error;
   RunnerOptions options;
   const bool auto_workers = Value(args, "--workers") == "auto";
-  if (!auto_workers)
+  if (!auto_workers) {
     options.workers = static_cast<int>(Number(args, "--workers", 2, 1, 4096, error));
+    if (!error.empty()) error += " or 'auto'";
+  }
   double nvml_period = Number(args, "--nvml-period", 0.5, 0.01, 3600, error);
   if (!args.values.count("--jobs")) error = "--jobs FILE is required (or --generate)";
   if (!error.empty()) return args.flags->Fail(error);

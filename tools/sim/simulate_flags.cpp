@@ -48,7 +48,7 @@ Cluster (docs/slurm-simulation.md):
                            shards per GPU, no memory enforcement: out-of-memory crashes)
 Scheduling:
   --policy LIST            comma-separated policies, each run on the same trace: mgb, mgb-sm,
-                           single, cg:N, memory (default mgb,single: throughput vs single)
+                           single, cg:N, memory, schedgpu (default mgb,single: throughput vs single)
   --workers N              job slots, as `mgb batch --workers` (default 0: every arrived job)
   --max-slowdown PCT       the mgb runs bound co-run demand as mgbd --max-slowdown (default 0)
   --model FILE             slowdown model from --calibrate (default: uncalibrated, see docs)

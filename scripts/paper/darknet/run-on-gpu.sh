@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # On the GPU machine: Darknet as written and rewritten (scripts/paper/darknet/build.sh's
 # darknet.tar.xz), (1) each job type once under mgbd with both builds, outputs compared, and (2)
-# homogeneous 8-job workloads under single-assignment, memory (schedGPU-like: most free memory)
-# and mgb, each through scripts/gpu/eval.sh (fresh MPS and mgbd per run). Weights are Darknet's
-# own random initialisation (an empty weights argument: no file is read), which costs the same
-# compute as trained weights; there is no network access to fetch those.
+# homogeneous 8-job workloads under single-assignment, schedgpu (the paper's schedGPU baseline:
+# memory only, every job on one device while they fit) and mgb, each through scripts/gpu/eval.sh
+# (fresh MPS and mgbd per run). Weights are Darknet's own random initialisation (an empty weights
+# argument: no file is read), which costs the same compute as trained weights; there is no
+# network access to fetch those.
 #
 # usage: run-on-gpu.sh DARKNET_TXZ [TYPES]   (from the repository root; mgbd, mgb in .device/bin)
 #   TYPES   job types for the workloads (default "predict19 generate"), of:
 #           predict19 (Darknet19 classification), predict53 (Darknet53-448), detect (yolov3-tiny),
 #           generate (RNN text generation); "none": the comparison only
 # env: N_PREDICT (images per predict job, default 400), N_DETECT (default 60), N_CHARS (RNN
-#      characters, default 20000), DEADLINE (seconds for the workloads, default 420)
+#      characters, default 20000), DEADLINE (seconds for the workloads, default 420),
+#      RUNS (eval.sh runs, default "single@2 schedgpu@8 mgb@8"), COMPARE=0 (skip part 1)
 # Outputs in $OUT: darknet.log, darknet-results.tar.gz (compare/, each eval.sh folder).
 set -u
 txz=${1:?usage: run-on-gpu.sh DARKNET_TXZ [TYPES]}
@@ -46,6 +48,7 @@ untimed() { sed -E 's/in [0-9.e+-]+ (milli)?seconds/in <t> seconds/g'; }
 
 # 1. Correctness: each type with both builds (the rewritten one under mgbd), outputs compared.
 mkdir -p "$work/compare"
+if [ "${COMPARE:-1}" != 0 ]; then
 "$bin/mgbd" --socket "$work/mgbd.sock" --policy mgb --verbose 1 >"$work/compare/mgbd.txt" 2>&1 &
 mgbd=$!
 for _ in $(seq 100); do [ -S "$work/mgbd.sock" ] && break; sleep 0.1; done
@@ -66,6 +69,7 @@ for t in predict19 predict53 detect generate; do
 done
 kill "$mgbd"; wait "$mgbd" 2>/dev/null
 log "compare: $same the same, $differ different; mgbd placed $(grep -c ' task-placed ' "$work/compare/mgbd.txt") tasks of $(grep -c ' session-opened ' "$work/compare/mgbd.txt") rewritten processes (mgbd.txt)"
+fi
 
 # 2. Homogeneous 8-job workloads, the rewritten build, through eval.sh.
 for t in $types; do
@@ -85,7 +89,7 @@ PY
   left=$((${DEADLINE:-420} - SECONDS))
   [ $left -lt 60 ] && { log "$t: skipped ($left s left)"; continue; }
   log "workload $t (8 jobs of: $(job $t mgb $n))"
-  OUT="$work/eval-$t" bash "$repo/scripts/gpu/eval.sh" --bin "$bin" --runs "single@2 memory@8 mgb@8" \
+  OUT="$work/eval-$t" bash "$repo/scripts/gpu/eval.sh" --bin "$bin" --runs "${RUNS:-single@2 schedgpu@8 mgb@8}" \
     --timeout $((left / 2)) --deadline $((left - 5)) "$work/$t.json" 2>&1 | grep -E "summary|FAIL|TIMEOUT" |
     tee -a "$OUT/darknet.log"
 done

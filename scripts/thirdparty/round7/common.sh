@@ -16,7 +16,7 @@ want() { ((${#ONLY[@]} == 0)) && return 0; local x; for x in "${ONLY[@]}"; do [[
 build_pair() {
   local name=$1 tree=$2 sub=$3 bin=$4 cmd=$5 mode w log rc
   want "$name" || return 0
-  for mode in orig mgb; do
+  for mode in ${MODES:-orig mgb}; do  # MODES=mgb: rebuild only the rewritten side
     w=$B/$mode/$name
     rm -rf "$w"; mkdir -p "$(dirname "$w")"; cp -a "$SRC/$tree" "$w"
     rm -f "$PAIRS/$name.$mode"

@@ -7,7 +7,7 @@
 //
 // How to drive it (simulator authors):
 //   1. Build the GPUs (GpuSpec; LoadGpuConfig in gpu_config.h reads mgbd's --gpus JSON) and
-//      Options (ParsePolicy("mgb" | "mgb-sm" | "single" | "cg:N" | "memory")), then
+//      Options (ParsePolicy("mgb" | "mgb-sm" | "single" | "cg:N" | "memory" | "schedgpu")), then
 //      Scheduler::Create(gpus, options, &sink).
 //   2. One OpenSession per process (job). TaskBegin either places the task at once
 //      (BeginResult::gpu >= 0, a kTaskPlaced event was emitted) or queues it (gpu == -1): a
@@ -86,7 +86,9 @@ enum class PolicyKind {
   kMgbSm,      // Algorithm 2: per-SM thread-block placement; compute is hard
   kSingle,     // single assignment: a session owns one GPU from its first task to its end
   kCoreToGpu,  // cg:N: up to N sessions per GPU, round robin, memory-blind (unsafe by design)
-  kMemory,     // schedGPU-like: enough memory, then most available memory
+  kMemory,     // memory only: enough memory, then most available memory
+  kSchedGpu,   // schedGPU on a node: enough memory, then the lowest-numbered GPU (every job on
+               // one device while they fit; the paper's neural-network baseline)
 };
 
 struct Policy {
@@ -94,7 +96,8 @@ struct Policy {
   uint32_t sessions_per_gpu = 0;  // cg:N only
   std::string Name() const;
 };
-// "mgb", "mgb-sm", "single", "cg:N" (N >= 1), "memory"; the error lists the valid names.
+// "mgb", "mgb-sm", "single", "cg:N" (N >= 1), "memory", "schedgpu"; the error lists the valid
+// names.
 absl::StatusOr<Policy> ParsePolicy(std::string_view name);
 
 struct Options {
