@@ -15,7 +15,9 @@ double SlowdownModel::Stretch(double busy_occupancy_sum, size_t tasks) const {
 }
 
 double SlowdownModel::Rate(double busy, double busy_occupancy_sum, size_t tasks) const {
-  return 1.0 / ((1.0 - busy) + busy * Stretch(busy_occupancy_sum, tasks));
+  const double host_stretch =
+      1.0 + (tasks > 1 ? host_interference * static_cast<double>(tasks - 1) : 0.0);
+  return 1.0 / ((1.0 - busy) * host_stretch + busy * Stretch(busy_occupancy_sum, tasks));
 }
 
 double Occupancy(uint64_t warps, uint64_t warp_capacity) {
@@ -24,17 +26,22 @@ double Occupancy(uint64_t warps, uint64_t warp_capacity) {
 }
 
 nlohmann::json ModelToJson(const SlowdownModel &model) {
-  return {{"interference", model.interference},
-          {"demand_scale", model.demand_scale},
-          {"source", model.source}};
+  nlohmann::json json = {{"interference", model.interference},
+                         {"demand_scale", model.demand_scale},
+                         {"source", model.source}};
+  if (model.host_interference != 0.0) json["host_interference"] = model.host_interference;
+  return json;
 }
 
 absl::StatusOr<SlowdownModel> ModelFromJson(const nlohmann::json &json, const std::string &file) {
   const Field root(json, file);
-  root.OnlyKeys({"interference", "demand_scale", "source", "error"});
+  root.OnlyKeys({"interference", "demand_scale", "host_interference", "source", "error"});
   SlowdownModel model;
   model.interference = root["interference"].NumberIn(0.0, 10.0);
   model.demand_scale = root["demand_scale"].NumberIn(0.01, 10.0);
+  if (root.Has("host_interference")) {
+    model.host_interference = root["host_interference"].NumberIn(0.0, 10.0);
+  }
   model.source = root.String("source", file);
   if (!root.ok()) return root.status();
   return model;
@@ -107,31 +114,37 @@ Calibration Calibrate(const std::vector<CoRunGroup> &groups) {
   return best;
 }
 
-SlowdownModel FitModel(const std::function<double(const SlowdownModel &)> &objective) {
-  // Two parameters and a cheap objective: a coarse grid, then three rounds of a finer grid
+SlowdownModel FitModel(const std::function<double(const SlowdownModel &)> &objective,
+                       bool with_host) {
+  // Few parameters and a cheap objective: a coarse grid, then three rounds of a finer grid
   // around the best point, is robust (the objective has kinks from max(1, U)) and fast.
   SlowdownModel best;
   double best_value = std::numeric_limits<double>::infinity();
-  double lo_i = 0.0, hi_i = 1.0, lo_d = 0.1, hi_d = 2.0;
+  double lo_i = 0.0, hi_i = 1.0, lo_d = 0.1, hi_d = 2.0, lo_h = 0.0, hi_h = with_host ? 0.3 : 0.0;
   for (int round = 0; round < 4; ++round) {
-    const int steps = 20;
+    const int steps = 20, host_steps = with_host ? 10 : 0;
     for (int a = 0; a <= steps; ++a) {
       for (int b = 0; b <= steps; ++b) {
-        SlowdownModel m;
-        m.interference = lo_i + (hi_i - lo_i) * a / steps;
-        m.demand_scale = lo_d + (hi_d - lo_d) * b / steps;
-        const double value = objective(m);
-        if (value < best_value) {
-          best = m;
-          best_value = value;
+        for (int c = 0; c <= host_steps; ++c) {
+          SlowdownModel m;
+          m.interference = lo_i + (hi_i - lo_i) * a / steps;
+          m.demand_scale = lo_d + (hi_d - lo_d) * b / steps;
+          m.host_interference = host_steps ? lo_h + (hi_h - lo_h) * c / host_steps : 0.0;
+          const double value = objective(m);
+          if (value < best_value) {
+            best = m;
+            best_value = value;
+          }
         }
       }
     }
-    const double wi = (hi_i - lo_i) / 10, wd = (hi_d - lo_d) / 10;
+    const double wi = (hi_i - lo_i) / 10, wd = (hi_d - lo_d) / 10, wh = (hi_h - lo_h) / 5;
     lo_i = std::max(0.0, best.interference - wi);
     hi_i = best.interference + wi;
     lo_d = std::max(0.01, best.demand_scale - wd);
     hi_d = best.demand_scale + wd;
+    lo_h = std::max(0.0, best.host_interference - wh);
+    hi_h = best.host_interference + wh;
   }
   return best;
 }

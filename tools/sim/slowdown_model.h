@@ -7,8 +7,11 @@
 //     U = demand_scale * sum_i(b_i * o_i)
 // Under MPS kernels of different processes run side by side while U <= 1; beyond that the SMs
 // are shared, stretching every busy part by U. Co-runners also compete for caches and memory
-// bandwidth: interference per extra co-runner. A task progresses through its solo time at
-//     rate_i = 1 / ((1 - b_i) + b_i * max(1, U) * (1 + interference * (n - 1)))
+// bandwidth: interference per extra co-runner. Their host parts compete too (PCIe transfers,
+// memory copies, CPU): host_interference per extra co-runner on the GPU. A task progresses
+// through its solo time at
+//     rate_i = 1 / ((1 - b_i) * (1 + host_interference * (n - 1))
+//                   + b_i * max(1, U) * (1 + interference * (n - 1)))
 #ifndef MGB_TOOLS_SIM_SLOWDOWN_MODEL_H
 #define MGB_TOOLS_SIM_SLOWDOWN_MODEL_H
 
@@ -30,6 +33,8 @@ struct SlowdownModel {
   // slowdowns"); demand_scale 1 is ideal SM sharing. Replace with Calibrate()'s output.
   double interference = 0.02;
   double demand_scale = 1.0;
+  // 0 by default: co-run host phases take their solo time (the model before session 20).
+  double host_interference = 0.0;
   std::string source = "default (uncalibrated)";
 
   // Progress rate (solo seconds per second) of a task with busy fraction `busy` on a GPU whose
@@ -75,11 +80,14 @@ struct Calibration {
   ModelError error;
 };
 // Grid search (then refinement) of interference in [0, 1] and demand_scale in [0.1, 2]
-// minimising the mean absolute relative error. Needs at least one group with a task.
+// minimising the mean absolute relative error (host_interference stays 0: co-run groups of
+// kernels alone cannot tell it). Needs at least one group with a task.
 Calibration Calibrate(const std::vector<CoRunGroup> &groups);
 // The same search for the model with the least `objective` (e.g. the worst of recorded runs'
-// makespan errors: simulate_command.cpp); the model's source is left empty for the caller.
-SlowdownModel FitModel(const std::function<double(const SlowdownModel &)> &objective);
+// makespan errors: simulate_command.cpp), with host_interference searched in [0, 0.3] too when
+// `with_host` is set; the model's source is left empty for the caller.
+SlowdownModel FitModel(const std::function<double(const SlowdownModel &)> &objective,
+                       bool with_host = false);
 
 // {"warp_capacity": 8448, "groups": [{"tasks": [{"busy_fraction", "warps", "solo_s",
 // "measured_s"}]}]}; a group may override warp_capacity. Errors as ReadModelFile's.
