@@ -240,6 +240,23 @@ std::string renderProbeText(Task &T, const BodyFacts &facts, const BodyGraph &gr
   return ProbeTextRenderer(facts, graph, Ctx).render(T);
 }
 
+namespace {
+// Whether another function (or function template) of D's name is declared in D's context.
+bool isOverloaded(const NamedDecl *D) {
+  const auto *FD = dyn_cast<FunctionDecl>(D);
+  if (!FD)
+    return false;
+  const Decl *self = FD->getCanonicalDecl();
+  if (const FunctionTemplateDecl *T = FD->getPrimaryTemplate())
+    self = T->getCanonicalDecl();
+  for (const NamedDecl *other : FD->getDeclContext()->getRedeclContext()->lookup(FD->getDeclName()))
+    if (isa<FunctionDecl, FunctionTemplateDecl>(other->getUnderlyingDecl()) &&
+        other->getUnderlyingDecl()->getCanonicalDecl() != self)
+      return true;
+  return false;
+}
+} // namespace
+
 std::string kernelText(const CUDAKernelCallExpr *call, const SourceManager &SM,
                        const LangOptions &LO, bool inMacroBody) {
   const Expr *callee = call->getCallee()->IgnoreParenImpCasts();
@@ -255,6 +272,10 @@ std::string kernelText(const CUDAKernelCallExpr *call, const SourceManager &SM,
     return "nullptr";
   }
   if (deduced && !explicitArgs)
+    return "nullptr";
+  // `(const void *)name` cannot pick one of several functions of that name (a kernel and a host
+  // function sharing it, two kernel overloads: a round-8 program); the kernel is optional.
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(callee); DRE && isOverloaded(DRE->getDecl()))
     return "nullptr";
   std::optional<CharSourceRange> r = inMacroBody ? macroBodyRange(callee->getSourceRange(), SM, LO)
                                                  : fileRange(callee->getSourceRange(), SM, LO);

@@ -57,8 +57,8 @@ void UnmanagedLaunchReporter::run(const MatchFinder::MatchResult &result) {
     if (at.isValid() && !SM.isInSystemHeader(at) && !edits_.isEditable(at, SM)) {
       diagnostics_.warn(at, *result.Context,
                         "this launch is in a file outside --root and is not rewritten: the "
-                        "program binds its memory eagerly (no stand-ins; widen --root to "
-                        "include " +
+                        "program binds its memory eagerly (no stand-ins; widen --root, or "
+                        "MGB_ROOT for the drivers, to include " +
                             SM.getFilename(at).str() + " for finer placement)");
       edits_.noteUnseenCode(SM);
     }

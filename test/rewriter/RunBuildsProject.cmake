@@ -40,7 +40,8 @@ include(${CMAKE_CURRENT_LIST_DIR}/ObjectSymbols.cmake)
 # Rewritten at their own standard (each calls libmgb now), the CUDA-free objects untouched.
 expect_symbols("kernels.o;U mgb_launch_prepare" "kernels.o;U mgb_translate_words"
                "scale.o;U mgb_launch_prepare" "helper.o;U mgb_cudaMalloc"
-               "buffers.o;U mgb_cudaMalloc" "libkernels.a;U mgb_launch_prepare"
+               "buffers.o;U mgb_cudaMalloc" "pinned.o;U mgb_cudaMalloc"
+               "libkernels.a;U mgb_launch_prepare"
                "app;T mgb_task_begin" "app_l;T mgb_task_begin" "app_script;T mgb_task_begin")
 foreach(file main.o table.o gen gen_nvcc)
   symbols(${file} syms)
@@ -108,6 +109,35 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "mgb-nvcc -ccbin mgb-c++ failed (${rc}):\n${err}")
 endif()
 expect_symbols("wrapped.o;U mgb_cudaMalloc" "ccbin.o;U mgb_launch_prepare")
+
+# A .cu that includes a .cu from a sibling directory (`#include "../lib/step.cu"`): outside the
+# root the driver derives from its sources, that launch is reported and the program binds eagerly;
+# MGB_ROOT widens the root so that it is rewritten; an MGB_ROOT that is no directory is an error.
+file(WRITE ${OUT}/sib/lib/step.cu "__global__ void step(float *p) { p[threadIdx.x] += 1.0f; }\n"
+     "void runStep(float *p) { step<<<1, 32>>>(p); }\n")
+file(WRITE ${OUT}/sib/app/main.cu "#include \"../lib/step.cu\"\n"
+     "int main() { float *p; cudaMalloc(&p, 128); runStep(p); cudaFree(p); return 0; }\n")
+foreach(case "narrow;" "wide;MGB_ROOT=${OUT}/sib" "bad;MGB_ROOT=${OUT}/none")
+  list(GET case 0 name)
+  list(SUBLIST case 1 -1 env)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} ${MGB_NVCC} -c main.cu -o ${name}.o
+                  WORKING_DIRECTORY ${OUT}/sib/app TIMEOUT 120 RESULT_VARIABLE rc_${name}
+                  ERROR_VARIABLE err_${name})
+endforeach()
+if(NOT rc_narrow EQUAL 0 OR NOT err_narrow MATCHES "outside --root")
+  message(FATAL_ERROR "the sibling .cu's launch should be reported (${rc_narrow}):\n${err_narrow}")
+endif()
+if(NOT rc_wide EQUAL 0 OR err_wide MATCHES "outside --root")
+  message(FATAL_ERROR "MGB_ROOT should take the sibling .cu in (${rc_wide}):\n${err_wide}")
+endif()
+expect_symbols("sib/app/wide.o;U mgb_launch_prepare")
+symbols(sib/app/narrow.o narrow_syms)
+if(narrow_syms MATCHES "mgb_launch_prepare")
+  message(FATAL_ERROR "without MGB_ROOT the sibling .cu's launch is not rewritten:\n${narrow_syms}")
+endif()
+if(NOT rc_bad EQUAL 2 OR NOT err_bad MATCHES "MGB_ROOT=.*is not a directory")
+  message(FATAL_ERROR "a bad MGB_ROOT should fail with status 2 (${rc_bad}):\n${err_bad}")
+endif()
 
 # Dependency files the compiler names itself (-MD without -o or -MF: SOURCE.d here; -Wp,-MD,FILE)
 # name the sources, not the drivers' temporary copies.

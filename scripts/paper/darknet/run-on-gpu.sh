@@ -10,9 +10,11 @@
 # usage: run-on-gpu.sh DARKNET_TXZ [TYPES]   (from the repository root; mgbd, mgb in .device/bin)
 #   TYPES   job types for the workloads (default "predict19 generate"), of:
 #           predict19 (Darknet19 classification), predict53 (Darknet53-448), detect (yolov3-tiny),
-#           generate (RNN text generation); "none": the comparison only
+#           generate (RNN text generation), train (CIFAR-10 training, cfg/cifar.cfg, on generated
+#           data); "none": the comparison only
 # env: N_PREDICT (images per predict job, default 400), N_DETECT (default 60), N_CHARS (RNN
-#      characters, default 20000), DEADLINE (seconds for the workloads, default 420),
+#      characters, default 20000), N_TRAIN (training batches of 128 images, default 500),
+#      DEADLINE (seconds for the workloads, default 420),
 #      RUNS (eval.sh runs, default "single@2 schedgpu@8 mgb@8"), COMPARE=0 (skip part 1)
 # Outputs in $OUT: darknet.log, darknet-results.tar.gz (compare/, each eval.sh folder).
 set -u
@@ -28,7 +30,35 @@ tar -C "$work" -xJf "$txz" || { echo "cannot unpack $txz" >&2; exit 2; }
 bin=$repo/.device/bin
 export LD_LIBRARY_PATH=$repo/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 N_PREDICT=${N_PREDICT:-400} N_DETECT=${N_DETECT:-60} N_CHARS=${N_CHARS:-20000}
+N_TRAIN=${N_TRAIN:-500}
 
+# CIFAR-10 training input, made here (no network access to fetch the real set): the five binary
+# batches load_all_cifar10() reads, 10,000 records of a label byte (0-9) and 32x32x3 pixel bytes
+# each, random; the labels file; and copies of cfg/cifar.cfg with max_batches cut to 20 (the
+# comparison) and to N_TRAIN (the workload's jobs share it): cfg/cifar-N.cfg. train_cifar() saves its weights under the hard-coded
+# /home/pjreddie/backup/ and exits when it cannot: that directory is made too (the jobs of a
+# workload overwrite each other's weights there, which nothing reads).
+prepare_train() {
+  local c="$work/plain/data/cifar"
+  mkdir -p "$c/cifar-10-batches-bin" /home/pjreddie/backup || return 1
+  python3 - "$c" <<'PY' || return 1
+import random, sys
+out = sys.argv[1]
+rng = random.Random(7)
+for b in range(1, 6):
+    records = bytearray(rng.randbytes(10000 * 3073))
+    records[::3073] = bytes(x % 10 for x in records[::3073])  # each record's label byte
+    open(f"{out}/cifar-10-batches-bin/data_batch_{b}.bin", "wb").write(records)
+open(f"{out}/labels.txt", "w").write("\n".join(
+    ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]) + "\n")
+PY
+  local n
+  for n in 20 "$N_TRAIN"; do
+    sed -E "s/^max_batches *=.*/max_batches = $n/" "$work/plain/cfg/cifar.cfg" \
+      >"$work/plain/cfg/cifar-$n.cfg" || return 1
+  done
+  trained=train
+}
 # The command of one job of a type with a build (plain or mgb), N units of work, from plain/
 # (cfg/ and data/ live there).
 job() { # type kind n
@@ -41,20 +71,29 @@ job() { # type kind n
     # NMS and the image output still run.
     detect) echo "yes data/dog.jpg | head -$3 | $d detector test cfg/coco.data cfg/yolov3-tiny.cfg '' -thresh 1.01" ;;
     generate) echo "$d rnn generate cfg/rnn.cfg '' -len $3 -srand 7 -seed 'The '" ;;
+    # N batches: the cfg prepare_train wrote for N; train_cifar() seeds rand() with time(0).
+    train) echo "$d cifar train cfg/cifar-$3.cfg" ;;
   esac
 }
 # Lines that carry time (Darknet prints "Predicted in 0.01 seconds"), left out of comparisons.
-untimed() { sed -E 's/in [0-9.e+-]+ (milli)?seconds/in <t> seconds/g'; }
+# Training prints one line per batch: its loss depends on time-seeded random crops, so only the
+# batch count and images seen are compared.
+untimed() {
+  sed -E -e 's/in [0-9.e+-]+ (milli)?seconds/in <t> seconds/g' \
+    -e 's/^([0-9]+), ([0-9.]+): .*, ([0-9]+) images$/\1, \2: <loss, time> \3 images/'
+}
 
 # 1. Correctness: each type with both builds (the rewritten one under mgbd), outputs compared.
 mkdir -p "$work/compare"
+trained=""  # "train" once prepare_train made its input: the comparison then trains too
+case " $types " in *" train "*) prepare_train || log "train: could not prepare its input" ;; esac
 if [ "${COMPARE:-1}" != 0 ]; then
 "$bin/mgbd" --socket "$work/mgbd.sock" --policy mgb --verbose 1 >"$work/compare/mgbd.txt" 2>&1 &
 mgbd=$!
 for _ in $(seq 100); do [ -S "$work/mgbd.sock" ] && break; sleep 0.1; done
 same=0 differ=0
-for t in predict19 predict53 detect generate; do
-  n=5; [ $t = generate ] && n=300
+for t in predict19 predict53 detect generate $trained; do
+  n=5; [ $t = generate ] && n=300; [ $t = train ] && n=20
   for kind in plain mgb; do
     (cd "$work/plain" && MGB_SOCKET="$work/mgbd.sock" timeout 120 sh -c "$(job $t $kind $n)") \
       >"$work/compare/$t.$kind.out" 2>"$work/compare/$t.$kind.err"
@@ -75,10 +114,11 @@ fi
 for t in $types; do
   case $t in
     predict19 | predict53 | detect | generate) ;;
+    train) [ -n "$trained" ] || continue ;;
     none) continue ;;
-    *) log "unknown job type '$t' (predict19 predict53 detect generate none)"; continue ;;
+    *) log "unknown job type '$t' (predict19 predict53 detect generate train none)"; continue ;;
   esac
-  n=$N_PREDICT; [ $t = detect ] && n=$N_DETECT; [ $t = generate ] && n=$N_CHARS
+  n=$N_PREDICT; [ $t = detect ] && n=$N_DETECT; [ $t = generate ] && n=$N_CHARS; [ $t = train ] && n=$N_TRAIN
   python3 - "$work/$t.json" "$work" "$(job $t mgb $n)" <<'PY'
 import json, sys
 path, work, command = sys.argv[1:]

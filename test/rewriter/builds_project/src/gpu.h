@@ -13,5 +13,6 @@ void gpu_add(float *p, const float *q, int n);  // kernels.cu
 void gpu_scale(float *p, int n, float f);       // scale.cpp (-x cu after the input)
 float *gpu_scratch(int n);                      // buffers.cpp (C++11)
 void gpu_scratch_release(float *p);             // buffers.cpp
+float *gpu_staging(int n);                      // pinned.cpp (a .cpp compiled by $(NVCC))
 #endif
 #endif
