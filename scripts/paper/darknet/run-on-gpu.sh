@@ -35,7 +35,9 @@ N_TRAIN=${N_TRAIN:-500}
 # CIFAR-10 training input, made here (no network access to fetch the real set): the five binary
 # batches load_all_cifar10() reads, 10,000 records of a label byte (0-9) and 32x32x3 pixel bytes
 # each, random; the labels file; and copies of cfg/cifar.cfg with max_batches cut to 20 (the
-# comparison) and to N_TRAIN (the workload's jobs share it): cfg/cifar-N.cfg. train_cifar() saves its weights under the hard-coded
+# comparison) and to N_TRAIN (the workload's jobs share it): cfg/cifar-N.cfg. The copies also
+# set height and width to 32: the cfg's 28x28 input is smaller than the 32x32 images train_cifar()
+# copies into it unchanged, a heap overflow (AddressSanitizer on a CPU build; with 32 it is clean). train_cifar() saves its weights under the hard-coded
 # /home/pjreddie/backup/ and exits when it cannot: that directory is made too (the jobs of a
 # workload overwrite each other's weights there, which nothing reads).
 prepare_train() {
@@ -54,8 +56,9 @@ open(f"{out}/labels.txt", "w").write("\n".join(
 PY
   local n
   for n in 20 "$N_TRAIN"; do
-    sed -E "s/^max_batches *=.*/max_batches = $n/" "$work/plain/cfg/cifar.cfg" \
-      >"$work/plain/cfg/cifar-$n.cfg" || return 1
+    sed -E -e "s/^max_batches *=.*/max_batches = $n/" -e "s/^height *=.*/height=32/" \
+      -e "s/^width *=.*/width=32/" "$work/plain/cfg/cifar.cfg" >"$work/plain/cfg/cifar-$n.cfg" ||
+      return 1
   done
   trained=train
 }
