@@ -7,6 +7,9 @@
 #ifndef FROM_MGB_NVCC
 #error "the flags in MGB_NVCC (the real compiler's value) were not used"
 #endif
+#ifndef __NVCC__
+#error "nvcc defines __NVCC__ for host sources too: the rewrite's parse must see it"
+#endif
 
 float *gpu_staging(int n) {
   float *p = nullptr;
