@@ -88,19 +88,18 @@ bool ApiCallRenamer::renameToken(SourceLocation nameLoc, llvm::StringRef name,
     SourceLocation main = SM.getLocForStartOfFile(SM.getMainFileID());
     if (!edits_.isEditable(main, SM))
       return false;
-    OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getMainFileID());
-    if (!SM.isInSystemHeader(expansion)) {
-      if (entry)
-        edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
-    } else if (allocatesInLibraryHeader(expansion, name, SM)) {
+    bool fallback = !SM.isInSystemHeader(expansion);
+    if (!fallback && allocatesInLibraryHeader(expansion, name, SM)) {
       // thrust's containers and temporary buffers, CUB's caching allocator: device memory taken
       // in headers mgb does not rewrite, then handed to kernels mgb never sees. No stand-in may
       // reach them, so the program binds eagerly, and the `#define` routes these calls through
       // libmgb, which counts the memory in the process's task (docs/rewriter.md, "thrust").
       edits_.noteLibraryMemory(SM);
-      if (entry)
-        edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+      fallback = true;
     }
+    if (fallback)
+      if (OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getMainFileID()))
+        edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
     return false;
   }
   // The name token where it is spelled: the file, a macro argument, or a project macro's body.

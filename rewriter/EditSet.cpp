@@ -84,17 +84,23 @@ llvm::Expected<tooling::Replacements> EditSet::replacementsFor(const std::string
   return result;
 }
 
-void EditSet::noteUnseenCode(const clang::SourceManager &SM) {
+std::optional<std::string> EditSet::editableMainFile(const clang::SourceManager &SM) const {
   clang::OptionalFileEntryRef main = SM.getFileEntryRefForID(SM.getMainFileID());
-  if (main && isEditable(SM.getLocForStartOfFile(SM.getMainFileID()), SM))
-    unseen_.insert(canonicalPath(main->getName()));
+  if (!main || !isEditable(SM.getLocForStartOfFile(SM.getMainFileID()), SM))
+    return std::nullopt;
+  return canonicalPath(main->getName());
+}
+
+void EditSet::noteUnseenCode(const clang::SourceManager &SM) {
+  if (std::optional<std::string> main = editableMainFile(SM))
+    unseen_.insert(*main);
 }
 
 void EditSet::noteLibraryMemory(const clang::SourceManager &SM) {
-  noteUnseenCode(SM);
-  clang::OptionalFileEntryRef main = SM.getFileEntryRefForID(SM.getMainFileID());
-  if (main && isEditable(SM.getLocForStartOfFile(SM.getMainFileID()), SM))
-    library_.insert(canonicalPath(main->getName()));
+  if (std::optional<std::string> main = editableMainFile(SM)) {
+    unseen_.insert(*main);
+    library_.insert(*main);
+  }
 }
 
 } // namespace mgb::rewriter

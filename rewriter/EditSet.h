@@ -8,6 +8,7 @@
 #include "llvm/Support/Error.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -45,6 +46,8 @@ public:
   // calls are routed to libmgb by `#define`, so the memory is counted in the process's task.
   void noteLibraryMemory(const clang::SourceManager &SM);
   bool holdsLibraryMemory(const std::string &file) const { return library_.count(file) != 0; }
+  // The canonical path of the translation unit's main file when it may be rewritten.
+  std::optional<std::string> editableMainFile(const clang::SourceManager &SM) const;
   const std::set<std::string> &filesWithUnseenCode() const { return unseen_; }
   int nextTaskNumber(const std::string &file) { return ++taskCounters_[file]; }
   void resetTaskNumbers() { taskCounters_.clear(); }

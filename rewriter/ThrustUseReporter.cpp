@@ -74,16 +74,13 @@ void ThrustUseReporter::run(const MatchFinder::MatchResult &result) {
 
 bool ThrustUseReporter::reportedEagerBinding(SourceLocation loc, const ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  OptionalFileEntryRef main = SM.getFileEntryRefForID(SM.getMainFileID());
   SourceLocation at = SM.getExpansionLoc(loc);
-  if (!main || !at.isValid() || SM.isInSystemHeader(at))
-    return false;
-  std::string file = EditSet::canonicalPath(main->getName());
-  if (!edits_.holdsLibraryMemory(file))
+  std::optional<std::string> file = edits_.editableMainFile(SM);
+  if (!file || !at.isValid() || SM.isInSystemHeader(at) || !edits_.holdsLibraryMemory(*file))
     return false;
   // thrust's memory is libmgb's here (ApiCallRenamer routed its allocations): one report per file
   // says what that costs; each container and call would only repeat it.
-  if (eagerFilesReported_.insert(file).second)
+  if (eagerFilesReported_.insert(*file).second)
     warn(loc, Ctx,
          "thrust takes device memory and launches kernels inside its own headers: libmgb counts "
          "that memory in one task for the whole process, and the program binds its memory "
