@@ -104,6 +104,14 @@ bool ApiCallRenamer::renameToken(SourceLocation nameLoc, llvm::StringRef name,
   }
   // The name token where it is spelled: the file, a macro argument, or a project macro's body.
   SourceLocation spelling = SM.getSpellingLoc(nameLoc);
+  if (SM.isMacroArgExpansion(nameLoc)) {
+    // In a macro's argument (`checkCudaErrors(cudaMalloc(&p, n))`) the call may also be
+    // stringified (`#val`, printed when it fails): a `#define` renames the call and leaves the
+    // text the program prints as written.
+    if (OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getFileID(spelling)))
+      edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+    return false;
+  }
   std::string twin = replacementName(name);
   unsigned length = Lexer::MeasureTokenLength(spelling, SM, result.Context->getLangOpts());
   if (!edits_.replace(CharSourceRange::getCharRange(spelling, spelling.getLocWithOffset(length)),

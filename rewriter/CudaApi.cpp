@@ -20,6 +20,9 @@ const llvm::StringMap<OpKind> &twins() {
       {"cudaMemcpy2D", OpKind::Copy},
       {"cudaMemcpyToSymbol", OpKind::Copy},
       {"cudaMemcpyFromSymbol", OpKind::Copy},
+      // By the addresses, not the program's device numbers: mgbd chose where the memory lives.
+      {"cudaMemcpyPeer", OpKind::Other},
+      {"cudaMemcpyPeerAsync", OpKind::Other},
       {"cudaMemset", OpKind::Set},
       {"cudaMemsetAsync", OpKind::Set},
       {"cudaStreamCreate", OpKind::Other},
@@ -42,6 +45,8 @@ const llvm::StringMap<OpKind> &twins() {
       {"cudaGetLastError", OpKind::Other},
       {"cudaPeekAtLastError", OpKind::Other},
       {"cudaDeviceSynchronize", OpKind::Other},
+      {"cudaDeviceEnablePeerAccess", OpKind::Other}, // from the program's device, not libmgb's
+      {"cudaDeviceDisablePeerAccess", OpKind::Other},
       {"cudaLaunchKernel", OpKind::Other},
       {"cudaLaunchCooperativeKernel", OpKind::Other}, // grid-wide synchronisation
       {"cudaLaunchKernelEx", OpKind::Other},          // clusters and other launch attributes

@@ -248,10 +248,10 @@ std::string insertInclude(llvm::StringRef content, const std::set<std::string> &
   for (const std::string &name : fallbacks) {
     std::string def = "#define " + name + " " + replacementName(name) + "\n";
     if (!content.starts_with(def) && !content.contains("\n" + def))
-      block +=
-          "/* mgb: " + name +
-          " is called where mgb-rewrite cannot edit it (a macro, or a header outside --root) */\n" +
-          def;
+      block += "/* mgb: " + name +
+               " is called where mgb-rewrite does not edit it (a macro, a macro's argument, or a "
+               "header outside --root) */\n" +
+               def;
   }
   if (unseen && !unseenIncluded.match(content))
     block += "/* mgb: this file holds code mgb-rewrite could not route (see its warnings), or "

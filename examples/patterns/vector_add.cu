@@ -36,7 +36,7 @@ int main() {
   float *d_a, *d_b, *d_c;
   // The begin dominates the allocations and evaluates `grid`/`block` from their initialisers.
   // CHECK: {{^ *}}mgb_task mgb_task_1 = mgb_task_begin((size_t)(bytes) + (size_t)(bytes) + (size_t)(bytes), mgb_dim((dim3((n + (dim3(256)).x - 1) / (dim3(256)).x))), mgb_dim((dim3(256))), (const void *)vec_add, "vector_add.cu:{{[0-9]+}}");
-  // CHECK-NEXT: {{^ *}}CHECK(mgb_cudaMalloc(&d_a, bytes));
+  // CHECK-NEXT: {{^ *}}CHECK(cudaMalloc(&d_a, bytes));
   // CHECK: {{^ *}}if (mgb_cudaMalloc((void **)&d_c, bytes) != cudaSuccess) {
   // CHECK: {{^ *}}{ mgb_task_end(mgb_task_1); return 1; }
   // CHECK: {{^ *}}vec_add<<<grid, block>>>(d_a, d_b, d_c, n);
@@ -58,7 +58,7 @@ int main() {
   CHECK(cudaFree(d_a));
   CHECK(cudaFree(d_b));
   CHECK(cudaFree(d_c));
-  // CHECK: {{^ *}}CHECK(mgb_cudaFree(d_c));
+  // CHECK: {{^ *}}CHECK(cudaFree(d_c));
   // CHECK-NEXT: {{^ *}}mgb_task_end(mgb_task_1);
 
   for (int i = 0; i < n; ++i)

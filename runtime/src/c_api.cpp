@@ -3,6 +3,7 @@
 // (program_errors.h).
 #include "mgb/mgb.h"
 
+#include "fresh_heap.h"
 #include "program_errors.h"
 #include "runtime.h"
 
@@ -14,8 +15,9 @@ Runtime &R() { return Runtime::Global(); }
 
 mgb::runtime::CudaApi &Api() {
   // The scope's first cudaGetLastError may initialise CUDA, which must come after the session
-  // set CUDA_MPS_PIPE_DIRECTORY: open the session once before that.
-  static const bool opened = (R().Managed(), true);
+  // set CUDA_MPS_PIPE_DIRECTORY: open the session once before that. The program's first call
+  // into libmgb also ends the zeroing of its fresh heap (fresh_heap.h).
+  static const bool opened = (mgb::runtime::StopZeroingFreshHeap(), R().Managed(), true);
   (void)opened;
   return mgb::runtime::DefaultCudaApi();  // the one Global() uses
 }
@@ -133,6 +135,21 @@ cudaError_t mgb_cudaGetDevice(int *device) {
 }
 cudaError_t mgb_cudaDeviceSynchronize(void) {
   return Twin([&] { return R().DeviceSynchronize(); });
+}
+cudaError_t mgb_cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device,
+                               size_t count) {
+  return Twin(
+      [&] { return R().MemcpyPeer(dst, dst_device, src, src_device, count, std::nullopt); });
+}
+cudaError_t mgb_cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
+                                    size_t count, cudaStream_t stream) {
+  return Twin([&] { return R().MemcpyPeer(dst, dst_device, src, src_device, count, stream); });
+}
+cudaError_t mgb_cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags) {
+  return Twin([&] { return R().DeviceEnablePeerAccess(peer_device, flags); });
+}
+cudaError_t mgb_cudaDeviceDisablePeerAccess(int peer_device) {
+  return Twin([&] { return R().DeviceDisablePeerAccess(peer_device); });
 }
 cudaError_t mgb_cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                                  size_t shared_bytes, cudaStream_t stream) {

@@ -29,6 +29,9 @@ class CudaApi {
   virtual cudaError_t DeviceGetPCIBusId(char *pci_bus_id, int length, int device) = 0;
   virtual cudaError_t DeviceSynchronize() = 0;
   virtual cudaError_t DeviceSetLimit(cudaLimit limit, size_t value) = 0;
+  virtual cudaError_t DeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) = 0;
+  virtual cudaError_t DeviceEnablePeerAccess(int peer, unsigned int flags) = 0;
+  virtual cudaError_t DeviceDisablePeerAccess(int peer) = 0;
   virtual cudaError_t FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) = 0;
   // Offset and size of a kernel's parameter; an error past the last one.
   virtual cudaError_t FuncGetParamInfo(const void *func, size_t index, size_t *offset,
@@ -45,6 +48,8 @@ class CudaApi {
                                size_t width, size_t height, cudaMemcpyKind kind) = 0;
   virtual cudaError_t MemcpyPeer(void *dst, int dst_device, const void *src, int src_device,
                                  size_t count) = 0;
+  virtual cudaError_t MemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
+                                      size_t count, cudaStream_t stream) = 0;
   virtual cudaError_t Memset(void *ptr, int value, size_t count) = 0;
   virtual cudaError_t MemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream) = 0;
   virtual cudaError_t MemcpyToSymbol(const void *symbol, const void *src, size_t count,

@@ -26,6 +26,15 @@ class RealCudaApi final : public CudaApi {
   cudaError_t DeviceSetLimit(cudaLimit limit, size_t value) override {
     return cudaDeviceSetLimit(limit, value);
   }
+  cudaError_t DeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) override {
+    return cudaDeviceGetAttribute(value, attr, device);
+  }
+  cudaError_t DeviceEnablePeerAccess(int peer, unsigned int flags) override {
+    return cudaDeviceEnablePeerAccess(peer, flags);
+  }
+  cudaError_t DeviceDisablePeerAccess(int peer) override {
+    return cudaDeviceDisablePeerAccess(peer);
+  }
   cudaError_t FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) override {
     return cudaFuncGetAttributes(attributes, func);
   }
@@ -55,6 +64,10 @@ class RealCudaApi final : public CudaApi {
   cudaError_t MemcpyPeer(void *dst, int dst_device, const void *src, int src_device,
                          size_t count) override {
     return cudaMemcpyPeer(dst, dst_device, src, src_device, count);
+  }
+  cudaError_t MemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
+                              size_t count, cudaStream_t stream) override {
+    return cudaMemcpyPeerAsync(dst, dst_device, src, src_device, count, stream);
   }
   cudaError_t Memset(void *ptr, int value, size_t count) override {
     return cudaMemset(ptr, value, count);

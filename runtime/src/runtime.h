@@ -60,6 +60,11 @@ class Runtime {
   cudaError_t Free(void *ptr);
   cudaError_t Memcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
                      std::optional<cudaStream_t> stream);
+  // A peer copy names the program's devices, but mgbd chose where the memory lives (its two
+  // "devices" may be one GPU): the copy goes by the unified addresses, after CUDA's own check of
+  // the device numbers.
+  cudaError_t MemcpyPeer(void *dst, int dst_device, const void *src, int src_device, size_t count,
+                         std::optional<cudaStream_t> stream);
   cudaError_t Memcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                        size_t height, cudaMemcpyKind kind);
   cudaError_t Memset(void *ptr, int value, size_t count, std::optional<cudaStream_t> stream);
@@ -84,6 +89,11 @@ class Runtime {
 
   // ---- device
   cudaError_t DeviceSetLimit(cudaLimit limit, size_t value);
+  cudaError_t LimitRefusal(cudaLimit limit);
+  // Peer access is a property of the program's own devices (CUDA's numbering): made from the
+  // device the program set, whichever GPU libmgb made current for its tasks.
+  cudaError_t DeviceEnablePeerAccess(int peer, unsigned int flags);
+  cudaError_t DeviceDisablePeerAccess(int peer);
   cudaError_t SetDevice(int device);
   // The device the program chose (cudaSetDevice), not the one mgbd placed its work on.
   cudaError_t GetDevice(int *device);
@@ -270,6 +280,8 @@ class Runtime {
   // The thread got `device` from mgbd: deferred event records happen there now.
   void PlacedOn(int device);
   int CurrentDevice();
+  // Runs a CUDA call with the program's chosen device current, then makes libmgb's current again.
+  cudaError_t OnProgramDevice(const std::function<cudaError_t()> &call);
   // CUDA's number for the GPU on PCI bus `bus_id`, and CUDA's device count. Fixed for the
   // process, so asked of the driver once (a failure is returned and asked again next time), not
   // at every task or cudaSetDevice (runtime_tasks.cpp).

@@ -144,6 +144,20 @@ cudaError_t Runtime::Free(void *ptr) {
   return error;
 }
 
+cudaError_t Runtime::MemcpyPeer(void *dst, int dst_device, const void *src, int src_device,
+                                size_t count, std::optional<cudaStream_t> stream) {
+  if (!session_.Managed()) {
+    return stream ? api_.MemcpyPeerAsync(dst, dst_device, src, src_device, count, *stream)
+                  : api_.MemcpyPeer(dst, dst_device, src, src_device, count);
+  }
+  int devices = 0;
+  if (cudaError_t error = DeviceCount(&devices); error != cudaSuccess) return error;
+  if (dst_device < 0 || dst_device >= devices || src_device < 0 || src_device >= devices) {
+    return cudaErrorInvalidDevice;
+  }
+  return Memcpy(dst, src, count, cudaMemcpyDeviceToDevice, stream);
+}
+
 cudaError_t Runtime::Memcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
                             std::optional<cudaStream_t> stream) {
   auto plain = [&](void *d, const void *s, int device) {

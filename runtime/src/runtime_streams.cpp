@@ -233,13 +233,60 @@ cudaError_t Runtime::EventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t 
 
 cudaError_t Runtime::DeviceSetLimit(cudaLimit limit, size_t value) {
   if (!session_.Managed()) return api_.DeviceSetLimit(limit, value);
-  {
-    std::lock_guard lock(device_mu_);
-    limits_[limit] = value;
-    if (limit == cudaLimitMallocHeapSize) heap_bytes_ = value;  // counted in later tasks
+  // In a task CUDA answers on the task's GPU; outside one no GPU is chosen yet, so the limit is
+  // kept for each GPU a task lands on, and the refusals CUDA gives whatever the GPU are given
+  // now: a program that checks this call stops where it stops as written.
+  const cudaError_t answer =
+      CurrentTaskId() != 0 ? api_.DeviceSetLimit(limit, value) : LimitRefusal(limit);
+  if (answer != cudaSuccess) return answer;
+  std::lock_guard lock(device_mu_);
+  limits_[limit] = value;
+  if (limit == cudaLimitMallocHeapSize) heap_bytes_ = value;  // counted in later tasks
+  return cudaSuccess;
+}
+
+// What cudaDeviceSetLimit refuses before it looks at the value: a limit CUDA does not have, and
+// the device runtime's sync depth on compute capability 9.0 and later (CUDA 12 removed device-side
+// cudaDeviceSynchronize there; the program's own device tells).
+cudaError_t Runtime::LimitRefusal(cudaLimit limit) {
+  switch (limit) {
+    case cudaLimitStackSize:
+    case cudaLimitPrintfFifoSize:
+    case cudaLimitMallocHeapSize:
+    case cudaLimitDevRuntimePendingLaunchCount:
+    case cudaLimitMaxL2FetchGranularity:
+    case cudaLimitPersistingL2CacheSize: return cudaSuccess;
+    case cudaLimitDevRuntimeSyncDepth: {
+      int major = 0;
+      if (api_.DeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                  Thread().program_device) != cudaSuccess) {
+        return cudaSuccess;  // unknown: kept, as before
+      }
+      return major >= 9 ? cudaErrorUnsupportedLimit : cudaSuccess;
+    }
   }
-  if (CurrentTaskId() != 0) return api_.DeviceSetLimit(limit, value);
-  return cudaSuccess;  // applied on each GPU when a task first lands there
+  return cudaErrorUnsupportedLimit;
+}
+
+cudaError_t Runtime::DeviceEnablePeerAccess(int peer, unsigned int flags) {
+  if (!session_.Managed()) return api_.DeviceEnablePeerAccess(peer, flags);
+  return OnProgramDevice([&] { return api_.DeviceEnablePeerAccess(peer, flags); });
+}
+
+cudaError_t Runtime::DeviceDisablePeerAccess(int peer) {
+  if (!session_.Managed()) return api_.DeviceDisablePeerAccess(peer);
+  return OnProgramDevice([&] { return api_.DeviceDisablePeerAccess(peer); });
+}
+
+cudaError_t Runtime::OnProgramDevice(const std::function<cudaError_t()> &call) {
+  const int chosen = Thread().program_device;
+  const int previous = CurrentDevice();
+  if (previous != chosen) {
+    if (cudaError_t error = api_.SetDevice(chosen); error != cudaSuccess) return error;
+  }
+  const cudaError_t answer = call();
+  if (previous >= 0 && previous != chosen) api_.SetDevice(previous);
+  return answer;
 }
 
 cudaError_t Runtime::SetDevice(int device) {

@@ -164,11 +164,43 @@ cudaError_t FakeCudaApi::DeviceSynchronize() {
   Log("DeviceSynchronize");
   return Note(AllowedDuringCapture() ? cudaSuccess : cudaErrorStreamCaptureUnsupported);
 }
+// CUDA 12+'s rules on a compute capability 9.0 GPU (the fake's): the device runtime's sync depth
+// is gone there, and a value outside the enumeration is no limit at all.
 cudaError_t FakeCudaApi::DeviceSetLimit(cudaLimit limit, size_t value) {
   Log("DeviceSetLimit", nullptr, value);
+  if (limit == cudaLimitDevRuntimeSyncDepth || limit > cudaLimitPersistingL2CacheSize) {
+    return Note(cudaErrorUnsupportedLimit);
+  }
   std::lock_guard lock(mu_);
   limits_[{Current(), limit}] = value;
   return cudaSuccess;
+}
+// CUDA's answers from the current device: every pair of the fake's devices can access the other.
+cudaError_t FakeCudaApi::DeviceEnablePeerAccess(int peer, unsigned int flags) {
+  const int device = Current();
+  Log("DeviceEnablePeerAccess", nullptr, static_cast<size_t>(peer));
+  if (peer < 0 || peer >= devices_ || peer == device) return Note(cudaErrorInvalidDevice);
+  if (flags != 0) return Note(cudaErrorInvalidValue);
+  std::lock_guard lock(mu_);
+  if (!peers_.insert({device, peer}).second) return Note(cudaErrorPeerAccessAlreadyEnabled);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::DeviceDisablePeerAccess(int peer) {
+  const int device = Current();
+  Log("DeviceDisablePeerAccess", nullptr, static_cast<size_t>(peer));
+  if (peer < 0 || peer >= devices_ || peer == device) return Note(cudaErrorInvalidDevice);
+  std::lock_guard lock(mu_);
+  if (peers_.erase({device, peer}) == 0) return Note(cudaErrorPeerAccessNotEnabled);
+  return cudaSuccess;
+}
+cudaError_t FakeCudaApi::DeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) {
+  if (value == nullptr) return Note(cudaErrorInvalidValue);
+  if (device < 0 || device >= devices_) return Note(cudaErrorInvalidDevice);
+  switch (attr) {
+    case cudaDevAttrComputeCapabilityMajor: *value = 9; return cudaSuccess;
+    case cudaDevAttrComputeCapabilityMinor: *value = 0; return cudaSuccess;
+    default: return Note(cudaErrorInvalidValue);
+  }
 }
 cudaError_t FakeCudaApi::FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) {
   ++func_attribute_queries_;
@@ -257,10 +289,27 @@ cudaError_t FakeCudaApi::Memcpy2D(void *dst, size_t dpitch, const void *src, siz
   }
   return cudaSuccess;
 }
-cudaError_t FakeCudaApi::MemcpyPeer(void *dst, int, const void *src, int, size_t count) {
+// CUDA's peer copy checks the device numbers and that each pointer is memory of its device.
+cudaError_t FakeCudaApi::MemcpyPeer(void *dst, int dst_device, const void *src, int src_device,
+                                    size_t count) {
   Log("MemcpyPeer", dst, count);
+  if (dst_device < 0 || dst_device >= devices_ || src_device < 0 || src_device >= devices_) {
+    return Note(cudaErrorInvalidDevice);
+  }
+  {
+    std::lock_guard lock(mu_);
+    auto on = [&](const void *p, int device) {
+      auto it = allocations_.find(reinterpret_cast<uintptr_t>(p));
+      return it == allocations_.end() || it->second.device == device;  // not ours: not checked
+    };
+    if (!on(dst, dst_device) || !on(src, src_device)) return Note(cudaErrorInvalidValue);
+  }
   std::memmove(dst, src, count);
   return cudaSuccess;
+}
+cudaError_t FakeCudaApi::MemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
+                                         size_t count, cudaStream_t) {
+  return MemcpyPeer(dst, dst_device, src, src_device, count);
 }
 cudaError_t FakeCudaApi::Memset(void *ptr, int value, size_t count) {
   Log("Memset", ptr, count);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -76,6 +77,9 @@ class FakeCudaApi final : public runtime::CudaApi {
   cudaError_t DeviceGetPCIBusId(char *pci_bus_id, int length, int device) override;
   cudaError_t DeviceSynchronize() override;
   cudaError_t DeviceSetLimit(cudaLimit limit, size_t value) override;
+  cudaError_t DeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) override;
+  cudaError_t DeviceEnablePeerAccess(int peer, unsigned int flags) override;
+  cudaError_t DeviceDisablePeerAccess(int peer) override;
   cudaError_t FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) override;
   cudaError_t FuncGetParamInfo(const void *func, size_t index, size_t *offset,
                                size_t *size) override;
@@ -90,6 +94,8 @@ class FakeCudaApi final : public runtime::CudaApi {
                        size_t height, cudaMemcpyKind kind) override;
   cudaError_t MemcpyPeer(void *dst, int dst_device, const void *src, int src_device,
                          size_t count) override;
+  cudaError_t MemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
+                              size_t count, cudaStream_t stream) override;
   cudaError_t Memset(void *ptr, int value, size_t count) override;
   cudaError_t MemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream) override;
   cudaError_t MemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
@@ -210,6 +216,7 @@ class FakeCudaApi final : public runtime::CudaApi {
                                 std::vector<unsigned char> **bytes);
   std::map<std::pair<const void *, int>, std::vector<unsigned char>> symbols_;
   std::map<std::pair<int, cudaLimit>, size_t> limits_;
+  std::set<std::pair<int, int>> peers_;  // (device, peer) with peer access enabled
   std::vector<cudaLaunchAttribute> last_attributes_;
 };
 

@@ -110,6 +110,11 @@ struct Plain {
   }
   cudaError_t EventDestroy(cudaEvent_t e) { return cuda.EventDestroy(e); }
   cudaError_t DeviceSetLimit(cudaLimit l, size_t v) { return cuda.DeviceSetLimit(l, v); }
+  cudaError_t DeviceEnablePeerAccess(int peer) { return cuda.DeviceEnablePeerAccess(peer, 0); }
+  cudaError_t MemcpyPeer(void *d, int dd, const void *src, int sd, size_t n) {
+    return cuda.MemcpyPeer(d, dd, src, sd, n);
+  }
+  cudaError_t DeviceDisablePeerAccess(int peer) { return cuda.DeviceDisablePeerAccess(peer); }
   cudaError_t DeviceSynchronize() { return cuda.DeviceSynchronize(); }
   cudaError_t LaunchKernel(const void *f, float *data, int n, cudaStream_t s) {
     void *args[] = {&data, &n};
@@ -192,6 +197,11 @@ struct Rewritten {
   }
   cudaError_t EventDestroy(cudaEvent_t e) { return mgb_cudaEventDestroy(e); }
   cudaError_t DeviceSetLimit(cudaLimit l, size_t v) { return mgb_cudaDeviceSetLimit(l, v); }
+  cudaError_t DeviceEnablePeerAccess(int peer) { return mgb_cudaDeviceEnablePeerAccess(peer, 0); }
+  cudaError_t MemcpyPeer(void *d, int dd, const void *src, int sd, size_t n) {
+    return mgb_cudaMemcpyPeer(d, dd, src, sd, n);
+  }
+  cudaError_t DeviceDisablePeerAccess(int peer) { return mgb_cudaDeviceDisablePeerAccess(peer); }
   cudaError_t DeviceSynchronize() { return mgb_cudaDeviceSynchronize(); }
   cudaError_t LaunchKernel(const void *f, float *data, int n, cudaStream_t s) {
     void *args[] = {&data, &n};
@@ -381,6 +391,71 @@ std::vector<std::string> Graphs(Cuda cuda) {
   return seen;
 }
 
+// Device limits set before any work (no task yet: libmgb keeps them for the GPUs tasks land on),
+// with CUDA's refusals: the sync depth CUDA 12 removed on compute capability 9.0, and no limit.
+template <class Cuda>
+std::vector<std::string> Limits(Cuda cuda) {
+  std::vector<std::string> seen;
+  auto step = [&](const std::string &what, cudaError_t result) {
+    seen.push_back(StepLine(cuda, what, result));
+  };
+  step("DeviceSetLimit(sync depth)", cuda.DeviceSetLimit(cudaLimitDevRuntimeSyncDepth, 24));
+  seen.push_back("get -> " + std::to_string(cuda.GetLastError()));
+  step("DeviceSetLimit(heap)", cuda.DeviceSetLimit(cudaLimitMallocHeapSize, 8 << 20));
+  step("DeviceSetLimit(not a limit)", cuda.DeviceSetLimit(static_cast<cudaLimit>(99), 1));
+  seen.push_back("get -> " + std::to_string(cuda.GetLastError()));
+  return seen;
+}
+
+// Peer access between the program's two devices, each way, as a multi-GPU program sets it up
+// (cudaSetDevice(i), then cudaDeviceEnablePeerAccess(j)), with CUDA's refusals of a repeat.
+template <class Cuda>
+std::vector<std::string> PeerAccess(Cuda cuda) {
+  std::vector<std::string> seen;
+  auto step = [&](const std::string &what, cudaError_t result) {
+    seen.push_back(StepLine(cuda, what, result));
+  };
+  step("SetDevice(0)", cuda.SetDevice(0));
+  step("DeviceEnablePeerAccess(1)", cuda.DeviceEnablePeerAccess(1));
+  step("SetDevice(1)", cuda.SetDevice(1));
+  step("DeviceEnablePeerAccess(0)", cuda.DeviceEnablePeerAccess(0));
+  step("DeviceEnablePeerAccess(0) again", cuda.DeviceEnablePeerAccess(0));
+  seen.push_back("get -> " + std::to_string(cuda.GetLastError()));
+  step("DeviceEnablePeerAccess(1), itself", cuda.DeviceEnablePeerAccess(1));
+  step("DeviceDisablePeerAccess(0)", cuda.DeviceDisablePeerAccess(0));
+  step("DeviceDisablePeerAccess(0) again", cuda.DeviceDisablePeerAccess(0));
+  seen.push_back("get -> " + std::to_string(cuda.GetLastError()));
+  step("SetDevice(0)", cuda.SetDevice(0));
+  step("DeviceDisablePeerAccess(1)", cuda.DeviceDisablePeerAccess(1));
+  return seen;
+}
+
+// A multi-GPU program's peer copy: a buffer on each of its devices, one copied into the other.
+template <class Cuda>
+std::vector<std::string> PeerCopy(Cuda cuda) {
+  std::vector<std::string> seen;
+  auto step = [&](const std::string &what, cudaError_t result) {
+    seen.push_back(StepLine(cuda, what, result));
+  };
+  float host[kN], back[kN] = {};
+  for (int i = 0; i < kN; ++i) host[i] = static_cast<float>(i) + 0.5f;
+  float *a = nullptr, *b = nullptr;
+  step("SetDevice(0)", cuda.SetDevice(0));
+  step("Malloc a", cuda.Malloc(reinterpret_cast<void **>(&a), sizeof host));
+  step("Memcpy HtoD a", cuda.Memcpy(a, host, sizeof host, cudaMemcpyHostToDevice));
+  step("SetDevice(1)", cuda.SetDevice(1));
+  step("Malloc b", cuda.Malloc(reinterpret_cast<void **>(&b), sizeof host));
+  step("MemcpyPeer b <- a", cuda.MemcpyPeer(b, 1, a, 0, sizeof host));
+  step("Memcpy DtoH b", cuda.Memcpy(back, b, sizeof back, cudaMemcpyDeviceToHost));
+  seen.push_back(std::string("copied ") +
+                 (std::equal(host, host + kN, back) ? "equal" : "DIFFERENT"));
+  step("MemcpyPeer to device 7", cuda.MemcpyPeer(b, 7, a, 0, sizeof host));
+  seen.push_back("get -> " + std::to_string(cuda.GetLastError()));
+  step("Free a", cuda.Free(a));
+  step("Free b", cuda.Free(b));
+  return seen;
+}
+
 void CheckSame(const std::vector<std::string> &rewritten, const std::vector<std::string> &plain) {
   for (size_t i = 0; i < plain.size() && i < rewritten.size(); ++i) {
     INFO("step " << i);
@@ -428,6 +503,44 @@ TEST_CASE("libmgb: graph capture and launch leave the error state CUDA would",
   std::vector<std::string> plain = Graphs(Plain{plain_cuda});
   std::vector<std::string> rewritten = Graphs(Rewritten{ProcessFake()});
   CheckSame(rewritten, plain);
+}
+
+TEST_CASE("libmgb: device limits set before any task are refused where CUDA refuses them",
+          "[runtime][errors]") {
+  ProcessMgbd();
+  FakeCudaApi plain_cuda(2);
+  Register(plain_cuda);
+  std::vector<std::string> plain = Limits(Plain{plain_cuda});
+  std::vector<std::string> rewritten = Limits(Rewritten{ProcessFake()});
+  CheckSame(rewritten, plain);
+  CHECK(plain[1] == "get -> " + std::to_string(cudaErrorUnsupportedLimit));
+  CHECK(plain[4] == "get -> " + std::to_string(cudaErrorUnsupportedLimit));
+}
+
+TEST_CASE("libmgb: peer access is set from the program's own device, as CUDA answers it",
+          "[runtime][errors]") {
+  ProcessMgbd();
+  FakeCudaApi plain_cuda(2);
+  Register(plain_cuda);
+  std::vector<std::string> plain = PeerAccess(Plain{plain_cuda});
+  std::vector<std::string> rewritten = PeerAccess(Rewritten{ProcessFake()});
+  CheckSame(rewritten, plain);
+  CHECK(plain[3] == "DeviceEnablePeerAccess(0) -> 0, peek 0");
+  CHECK(plain[5] == "get -> " + std::to_string(cudaErrorPeerAccessAlreadyEnabled));
+  CHECK(plain[9] == "get -> " + std::to_string(cudaErrorPeerAccessNotEnabled));
+  CHECK(plain[11] == "DeviceDisablePeerAccess(1) -> 0, peek 0");
+}
+
+TEST_CASE("libmgb: a peer copy between the program's devices copies wherever mgbd put them",
+          "[runtime][errors]") {
+  ProcessMgbd();  // GPU 1 holds no task: both buffers live on GPU 0
+  FakeCudaApi plain_cuda(2);
+  Register(plain_cuda);
+  std::vector<std::string> plain = PeerCopy(Plain{plain_cuda});
+  std::vector<std::string> rewritten = PeerCopy(Rewritten{ProcessFake()});
+  CheckSame(rewritten, plain);
+  CHECK(plain[7] == "copied equal");
+  CHECK(plain[9] == "get -> " + std::to_string(cudaErrorInvalidDevice));
 }
 
 TEST_CASE("libmgb: its own failing CUDA calls never reach the program's cudaGetLastError",

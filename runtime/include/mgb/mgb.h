@@ -111,6 +111,15 @@ cudaError_t mgb_cudaSetDevice(int device);
  * not the GPU mgbd placed its work on. */
 cudaError_t mgb_cudaGetDevice(int *device);
 cudaError_t mgb_cudaDeviceSynchronize(void);
+/* Peer copies between the program's devices: by the unified addresses, which say where mgbd put
+ * the memory (the device numbers are checked as CUDA checks them). */
+cudaError_t mgb_cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device,
+                               size_t count);
+cudaError_t mgb_cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
+                                    size_t count, cudaStream_t stream MGB_DEFAULT(MGB_NO_STREAM));
+/* Peer access from the program's own device (its cudaSetDevice), as CUDA would answer. */
+cudaError_t mgb_cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags);
+cudaError_t mgb_cudaDeviceDisablePeerAccess(int peer_device);
 /* The program's last error as CUDA would hold it without mgb: what its own calls and the mgb_
  * twins returned, never what libmgb's internal CUDA calls left. */
 cudaError_t mgb_cudaGetLastError(void);

@@ -11,11 +11,17 @@
 #   TYPES   job types for the workloads (default "predict19 generate"), of:
 #           predict19 (Darknet19 classification), predict53 (Darknet53-448), detect (yolov3-tiny),
 #           generate (RNN text generation), train (CIFAR-10 training, cfg/cifar.cfg, on generated
-#           data); "none": the comparison only
+#           data), mix (the paper's large experiment: N_MIX jobs, each a random one of predict19,
+#           generate, train and detect, seed MIX_SEED, sized by the MIX_* variables);
+#           "none": the comparison only
 # env: N_PREDICT (images per predict job, default 400), N_DETECT (default 60), N_CHARS (RNN
 #      characters, default 20000), N_TRAIN (training batches of 128 images, default 500),
 #      DEADLINE (seconds for the workloads, default 420),
-#      RUNS (eval.sh runs, default "single@2 schedgpu@8 mgb@8"), COMPARE=0 (skip part 1)
+#      RUNS (eval.sh runs, default "single@2 schedgpu@8 mgb@8"), COMPARE=0 (skip part 1);
+#      for mix: N_MIX (default 128), MIX_SEED (default 7), MIX_RUNS (default "single@2 mgb@16
+#      mgb@32": the paper's 32 workers were 8 per GPU on 4 GPUs), and each job type's work
+#      MIX_PREDICT (images, default 100), MIX_DETECT (default 30), MIX_CHARS (default 5000),
+#      MIX_TRAIN (batches, default 100)
 # Outputs in $OUT: darknet.log, darknet-results.tar.gz (compare/, each eval.sh folder).
 set -u
 txz=${1:?usage: run-on-gpu.sh DARKNET_TXZ [TYPES]}
@@ -31,6 +37,9 @@ bin=$repo/.device/bin
 export LD_LIBRARY_PATH=$repo/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 N_PREDICT=${N_PREDICT:-400} N_DETECT=${N_DETECT:-60} N_CHARS=${N_CHARS:-20000}
 N_TRAIN=${N_TRAIN:-500}
+N_MIX=${N_MIX:-128} MIX_SEED=${MIX_SEED:-7}
+MIX_PREDICT=${MIX_PREDICT:-100} MIX_DETECT=${MIX_DETECT:-30} MIX_CHARS=${MIX_CHARS:-5000}
+MIX_TRAIN=${MIX_TRAIN:-100}
 
 # CIFAR-10 training input, made here (no network access to fetch the real set): the five binary
 # batches load_all_cifar10() reads, 10,000 records of a label byte (0-9) and 32x32x3 pixel bytes
@@ -55,7 +64,7 @@ open(f"{out}/labels.txt", "w").write("\n".join(
     ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]) + "\n")
 PY
   local n
-  for n in 20 "$N_TRAIN"; do
+  for n in 20 "$N_TRAIN" "$MIX_TRAIN"; do
     sed -E -e "s/^max_batches *=.*/max_batches = $n/" -e "s/^height *=.*/height=32/" \
       -e "s/^width *=.*/width=32/" "$work/plain/cfg/cifar.cfg" >"$work/plain/cfg/cifar-$n.cfg" ||
       return 1
@@ -89,7 +98,7 @@ untimed() {
 # 1. Correctness: each type with both builds (the rewritten one under mgbd), outputs compared.
 mkdir -p "$work/compare"
 trained=""  # "train" once prepare_train made its input: the comparison then trains too
-case " $types " in *" train "*) prepare_train || log "train: could not prepare its input" ;; esac
+case " $types " in *" train "* | *" mix "*) prepare_train || log "train: could not prepare its input" ;; esac
 if [ "${COMPARE:-1}" != 0 ]; then
 "$bin/mgbd" --socket "$work/mgbd.sock" --policy mgb --verbose 1 >"$work/compare/mgbd.txt" 2>&1 &
 mgbd=$!
@@ -113,26 +122,60 @@ kill "$mgbd"; wait "$mgbd" 2>/dev/null
 log "compare: $same the same, $differ different; mgbd placed $(grep -c ' task-placed ' "$work/compare/mgbd.txt") tasks of $(grep -c ' session-opened ' "$work/compare/mgbd.txt") rewritten processes (mgbd.txt)"
 fi
 
-# 2. Homogeneous 8-job workloads, the rewritten build, through eval.sh.
+# 2. Workloads of the rewritten build, through eval.sh: homogeneous 8-job ones per type, and the
+# random mix. A job list's lines: NAME COMMAND, written as eval.sh's JSON (each job runs in plain/).
+job_list() { # JSON_PATH < lines
+  python3 -c '
+import json, sys
+path, work = sys.argv[1:]
+jobs = []
+for line in sys.stdin:
+    name, command = line.rstrip("\n").split(" ", 1)
+    jobs.append({"name": name, "argv": ["/bin/sh", "-c", f"cd {work}/plain && exec sh -c \"$0\"", command],
+                 "memory_bytes": 0, "arrival_s": 0})
+json.dump({"jobs": jobs}, open(path, "w"), indent=1)
+' "$1" "$work"
+}
+# N_MIX jobs, each type drawn with a seeded generator (the same list for every run of a call).
+mix_lines() {
+  local kinds="predict19 generate detect"
+  [ -n "$trained" ] && kinds="$kinds train"
+  python3 -c '
+import random, sys
+n, seed, kinds = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split()
+rng = random.Random(seed)
+print("\n".join(f"m{i:03d}-{rng.choice(kinds)}" for i in range(n)))
+' "$N_MIX" "$MIX_SEED" "$kinds" | while read -r name; do
+    local t=${name#*-} n
+    case $t in predict19) n=$MIX_PREDICT ;; detect) n=$MIX_DETECT ;; generate) n=$MIX_CHARS ;; train) n=$MIX_TRAIN ;; esac
+    echo "$name $(job "$t" mgb "$n")"
+  done
+}
 for t in $types; do
+  runs=${RUNS:-single@2 schedgpu@8 mgb@8}
   case $t in
     predict19 | predict53 | detect | generate) ;;
     train) [ -n "$trained" ] || continue ;;
+    mix) runs=${MIX_RUNS:-single@2 mgb@16 mgb@32} ;;
     none) continue ;;
-    *) log "unknown job type '$t' (predict19 predict53 detect generate train none)"; continue ;;
+    *) log "unknown job type '$t' (predict19 predict53 detect generate train mix none)"; continue ;;
   esac
-  n=$N_PREDICT; [ $t = detect ] && n=$N_DETECT; [ $t = generate ] && n=$N_CHARS; [ $t = train ] && n=$N_TRAIN
-  python3 - "$work/$t.json" "$work" "$(job $t mgb $n)" <<'PY'
-import json, sys
-path, work, command = sys.argv[1:]
-jobs = [{"name": f"j{i}", "argv": ["/bin/sh", "-c", f"cd {work}/plain && exec sh -c \"$0\"", command],
-         "memory_bytes": 0, "arrival_s": 0} for i in range(8)]
-json.dump({"jobs": jobs}, open(path, "w"), indent=1)
-PY
+  if [ "$t" = mix ]; then
+    mix_lines | job_list "$work/$t.json"
+    cp "$work/$t.json" "$OUT/mix.json"
+    what="$N_MIX jobs, seed $MIX_SEED: $(python3 -c '
+import collections, json, sys
+c = collections.Counter(j["name"].split("-", 1)[1] for j in json.load(open(sys.argv[1]))["jobs"])
+print(", ".join(f"{v} {k}" for k, v in sorted(c.items())))' "$work/$t.json")"
+  else
+    n=$N_PREDICT; [ $t = detect ] && n=$N_DETECT; [ $t = generate ] && n=$N_CHARS; [ $t = train ] && n=$N_TRAIN
+    for i in $(seq 0 7); do echo "j$i $(job $t mgb $n)"; done | job_list "$work/$t.json"
+    what="8 jobs of: $(job $t mgb $n)"
+  fi
   left=$((${DEADLINE:-420} - SECONDS))
   [ $left -lt 60 ] && { log "$t: skipped ($left s left)"; continue; }
-  log "workload $t (8 jobs of: $(job $t mgb $n))"
-  OUT="$work/eval-$t" bash "$repo/scripts/gpu/eval.sh" --bin "$bin" --runs "${RUNS:-single@2 schedgpu@8 mgb@8}" \
+  log "workload $t ($what)"
+  OUT="$work/eval-$t" bash "$repo/scripts/gpu/eval.sh" --bin "$bin" --runs "$runs" \
     --timeout $((left / 2)) --deadline $((left - 5)) "$work/$t.json" 2>&1 | grep -E "summary|FAIL|TIMEOUT" |
     tee -a "$OUT/darknet.log"
 done

@@ -29,8 +29,8 @@
 
 // CHECK-LABEL: int saxpy(
 // CHECK: mgb_task mgb_task_1 = mgb_task_begin((size_t)(n * sizeof(float)) + (size_t){{\(+}}size_t)(n * sizeof(float)){{\)+}}, (mgb_dim3){1, 1, 1}, (mgb_dim3){1, 1, 1}, (const void *)0, "c_static_task.c:{{[0-9]+}}");
-// CHECK-NEXT: CHECK_CUDA(mgb_cudaMalloc((void **)&dx, n * sizeof(float)));
-// CHECK: CHECK_CUDA(mgb_cudaFree(dy));
+// CHECK-NEXT: CHECK_CUDA(cudaMalloc((void **)&dx, n * sizeof(float)));
+// CHECK: CHECK_CUDA(cudaFree(dy));
 // CHECK-NEXT: mgb_task_end(mgb_task_1);
 int saxpy(cublasHandle_t h, int n, float a, const float *x, float *y) {
   float *dx, *dy;

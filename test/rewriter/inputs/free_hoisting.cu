@@ -53,7 +53,7 @@ double hoisted(int n) {
   for (int i = 0; i < 3; ++i)
     printf("hoisted h[%d] = %g\n", i, h[i]);
   free(h);
-  // CHECK: /* mgb: freed above, at the memory's last use */ if (0) { CHECK(mgb_cudaFree(d)); }
+  // CHECK: /* mgb: freed above, at the memory's last use */ if (0) { CHECK(cudaFree(d)); }
   // CHECK-NEXT: /* mgb: freed above, at the memory's last use */ if (0) { mgb_cudaFree(e); }
   CHECK(cudaFree(d));
   cudaFree(e);

@@ -28,7 +28,7 @@ int scale(float *host, int n) {
   float *d;
   // CHECK: {{^ *}}mgb_task mgb_task_[[N:[0-9]+]] = mgb_task_begin((size_t)(n * sizeof(float)), mgb_dim((n + 255) / 256), mgb_dim(256), (const void *)twice, "macro_return.cu:{{[0-9]+}}");
   // CHECK-NEXT: {{^ *}}struct mgb_task_[[N]]_scope { mgb_task t; ~mgb_task_[[N]]_scope() { mgb_task_end(t); } } mgb_task_[[N]]_guard{mgb_task_[[N]]};
-  // CHECK-NEXT: CHECK(mgb_cudaMalloc(&d, n * sizeof(float)))
+  // CHECK-NEXT: CHECK(cudaMalloc(&d, n * sizeof(float)))
   CHECK(cudaMalloc(&d, n * sizeof(float)))
   CHECK(cudaMemcpy(d, host, n * sizeof(float), cudaMemcpyHostToDevice))
   // CHECK-NOT: mgb_prepare
@@ -40,7 +40,7 @@ int scale(float *host, int n) {
   // The memory is not freed on the early-return paths: the task lasts to the function's end,
   // where the guard ends it.
   CHECK(cudaFree(d))
-  // CHECK: CHECK(mgb_cudaFree(d))
+  // CHECK: CHECK(cudaFree(d))
   // CHECK-NEXT: {{^ *}}return 0;
   return 0;
 }
@@ -59,7 +59,7 @@ void report(int n) {
   twice<<<1, 32>>>(d, n);
   CHECK_VOID(cudaFree(d))
   // The free ends the task on every returning path: the end after it disarms the guard.
-  // CHECK: CHECK_VOID(mgb_cudaFree(d))
+  // CHECK: CHECK_VOID(cudaFree(d))
   // CHECK-NEXT: {{^ *}}mgb_task_end(mgb_task_[[M]]); mgb_task_[[M]]_guard.t = 0;
   printf("done\n");
 }

@@ -26,7 +26,7 @@
 
 // The includes go after the leading comments; line 13 is `#include "scale.cuh"`.
 // CHECK: #include <mgb/mgb.h>
-// CHECK-NEXT: #line 13 "source_identity/main.cu"
+// CHECK: #line 13 "source_identity/main.cu"
 // CHECK-NEXT: #include "scale.cuh"
 int main() {
   const int n = 1 << 20;

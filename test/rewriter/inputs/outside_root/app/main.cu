@@ -6,7 +6,7 @@
 // The header's cudaSetDevice is renamed by a #define placed before the header is included; the
 // calls spelled here are renamed in place (no #define for them).
 // CHECK: {{^}}#include <mgb/mgb.h>
-// CHECK-NEXT: /* mgb: cudaSetDevice is called where mgb-rewrite cannot edit it
+// CHECK-NEXT: /* mgb: cudaSetDevice is called where mgb-rewrite does not edit it
 // CHECK-NEXT: {{^}}#define cudaSetDevice mgb_cudaSetDevice
 // The header's launch cannot be rewritten: the program binds its memory eagerly, so that no
 // stand-in reaches that launch (it printed FAIL on the H100 before).
