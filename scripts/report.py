@@ -11,7 +11,9 @@ simulated). Other JSON files (job lists, calibration) are skipped. Runs are grou
 list they ran; each group's single-assignment run is the baseline and its per-job times are the
 solo times of the makespan bound (docs/evaluation.md). --paper-mix and --one-gpu add issue 19's
 one-GPU side-by-side section: scripts/paper/paper-mix.sh logs (one per device call) and a folder
-of one-GPU runs (its node from their NVML samples). Exit 0 on success, 2 on bad input.
+of one-GPU runs (its node from their NVML samples). Runs of Darknet job lists (predict19, train,
+mix...: scripts/paper/darknet/run-on-gpu.sh) also get a table beside the paper's neural-network
+figures. Exit 0 on success, 2 on bad input.
 """
 
 import argparse
@@ -37,6 +39,7 @@ except ImportError:
 import markdown  # noqa: E402
 import metrics  # noqa: E402
 import paper_mix  # noqa: E402
+import paper_nn  # noqa: E402
 import runs as run_files  # noqa: E402
 import side_by_side  # noqa: E402
 
@@ -103,6 +106,7 @@ def main(argv):
     if calls or one_gpu:
         one_node = metrics.node_from_samples(one_gpu, 0, 0, args.context_mib)
         extra = side_by_side.section(calls, [r for r in one_gpu if not r.simulated], one_node, args.one_gpu)
+    extra += paper_nn.section(runs)
     text, pngs = markdown.document(runs, node, plots_dir, _command(argv), extra)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
