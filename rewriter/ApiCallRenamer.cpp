@@ -77,6 +77,11 @@ bool ApiCallRenamer::allocatesInLibraryHeader(SourceLocation at, llvm::StringRef
   return file != "cuda_runtime.h" && file != "cuda_runtime_api.h";
 }
 
+void ApiCallRenamer::renameByDefine(FileID file, llvm::StringRef name, const SourceManager &SM) {
+  if (OptionalFileEntryRef entry = SM.getFileEntryRefForID(file))
+    edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+}
+
 bool ApiCallRenamer::renameToken(SourceLocation nameLoc, llvm::StringRef name,
                                  const MatchFinder::MatchResult &result) {
   const SourceManager &SM = *result.SourceManager;
@@ -98,8 +103,7 @@ bool ApiCallRenamer::renameToken(SourceLocation nameLoc, llvm::StringRef name,
       fallback = true;
     }
     if (fallback)
-      if (OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getMainFileID()))
-        edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+      renameByDefine(SM.getMainFileID(), name, SM);
     return false;
   }
   // The name token where it is spelled: the file, a macro argument, or a project macro's body.
@@ -108,8 +112,7 @@ bool ApiCallRenamer::renameToken(SourceLocation nameLoc, llvm::StringRef name,
     // In a macro's argument (`checkCudaErrors(cudaMalloc(&p, n))`) the call may also be
     // stringified (`#val`, printed when it fails): a `#define` renames the call and leaves the
     // text the program prints as written.
-    if (OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getFileID(spelling)))
-      edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+    renameByDefine(SM.getFileID(spelling), name, SM);
     return false;
   }
   std::string twin = replacementName(name);
@@ -117,9 +120,7 @@ bool ApiCallRenamer::renameToken(SourceLocation nameLoc, llvm::StringRef name,
   if (!edits_.replace(CharSourceRange::getCharRange(spelling, spelling.getLocWithOffset(length)),
                       twin, SM)) {
     // Spelled where it cannot be edited (token pasting, a system macro): `#define` fallback.
-    OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getFileID(expansion));
-    if (entry)
-      edits_.macroFallbacks(EditSet::canonicalPath(entry->getName())).insert(name.str());
+    renameByDefine(SM.getFileID(expansion), name, SM);
     return false;
   }
   return true;

@@ -24,6 +24,9 @@ private:
   bool renameToken(clang::SourceLocation nameLoc, llvm::StringRef name,
                    const clang::ast_matchers::MatchFinder::MatchResult &result);
 
+  // Records a `#define name twin` at the top of `file` (its copy), for calls not renamed in place.
+  void renameByDefine(clang::FileID file, llvm::StringRef name, const clang::SourceManager &SM);
+
   // True when a system header outside CUDA's runtime headers (thrust, CUB) allocates or frees
   // device memory with the runtime function `name` at `at`.
   static bool allocatesInLibraryHeader(clang::SourceLocation at, llvm::StringRef name,

@@ -287,6 +287,8 @@ class Runtime {
   // at every task or cudaSetDevice (runtime_tasks.cpp).
   cudaError_t DeviceByBusId(const std::string &bus_id, int *device);
   cudaError_t DeviceCount(int *count);
+  // cudaErrorInvalidDevice for a number outside CUDA's devices, as CUDA answers it.
+  cudaError_t CheckDevice(int device);
   // Tells a new client the PCI bus ids of the GPUs this process can open (CUDA_VISIBLE_DEVICES, a
   // cgroup), so that mgbd never places a task on one it cannot (under `mgb run` on a node of
   // several GPUs, say). Nothing when CUDA cannot list them: mgbd then chooses among all.

@@ -150,11 +150,8 @@ cudaError_t Runtime::MemcpyPeer(void *dst, int dst_device, const void *src, int 
     return stream ? api_.MemcpyPeerAsync(dst, dst_device, src, src_device, count, *stream)
                   : api_.MemcpyPeer(dst, dst_device, src, src_device, count);
   }
-  int devices = 0;
-  if (cudaError_t error = DeviceCount(&devices); error != cudaSuccess) return error;
-  if (dst_device < 0 || dst_device >= devices || src_device < 0 || src_device >= devices) {
-    return cudaErrorInvalidDevice;
-  }
+  if (cudaError_t error = CheckDevice(dst_device); error != cudaSuccess) return error;
+  if (cudaError_t error = CheckDevice(src_device); error != cudaSuccess) return error;
   return Memcpy(dst, src, count, cudaMemcpyDeviceToDevice, stream);
 }
 

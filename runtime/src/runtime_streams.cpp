@@ -289,13 +289,16 @@ cudaError_t Runtime::OnProgramDevice(const std::function<cudaError_t()> &call) {
   return answer;
 }
 
+cudaError_t Runtime::CheckDevice(int device) {
+  int count = 0;
+  if (cudaError_t error = DeviceCount(&count); error != cudaSuccess) return error;
+  return device < 0 || device >= count ? cudaErrorInvalidDevice : cudaSuccess;
+}
+
 cudaError_t Runtime::SetDevice(int device) {
   if (!session_.Managed()) return api_.SetDevice(device);
-  int count = 0;
-  cudaError_t error = DeviceCount(&count);
-  if (error != cudaSuccess) return error;
   // Validated like CUDA does, then only recorded: mgbd decides where work runs.
-  if (device < 0 || device >= count) return cudaErrorInvalidDevice;
+  if (cudaError_t error = CheckDevice(device); error != cudaSuccess) return error;
   Thread().program_device = device;
   return cudaSuccess;
 }

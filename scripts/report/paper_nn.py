@@ -2,6 +2,8 @@
 Darknet workloads. scripts/paper/darknet/run-on-gpu.sh names each job list after its job type
 (predict19.json, train.json, mix.json...), which is how their runs are found here."""
 
+from markdown import fmt
+
 # The paper's figures (4 x V100): mgb's throughput over schedGPU for the homogeneous 8-job
 # workloads (detection: "similar results"), and over single-assignment for the 128-job mix.
 PAPER = {
@@ -18,10 +20,6 @@ def _ratio(a, b):
     if a is None or b is None or b.throughput_per_hour <= 0 or a.succeeded < len(a.jobs):
         return None
     return a.throughput_per_hour / b.throughput_per_hour
-
-
-def _fmt(value, pattern):
-    return "-" if value is None else pattern.format(value)
 
 
 def section(runs):
@@ -44,8 +42,8 @@ def section(runs):
         lost = sum(len(r.jobs) - r.succeeded for r in group if r.policy == "mgb")
         rows.append(
             f"| {workload} | {len(best.jobs)} | {cell(single)} | {cell(schedgpu)} | "
-            f"{best.makespan_s:.1f} s @{best.workers} | {_fmt(_ratio(best, single), '{:.2f}x')} | "
-            f"{_fmt(_ratio(best, schedgpu), '{:.2f}x')} | {said} | {verdict} | {lost} |")
+            f"{best.makespan_s:.1f} s @{best.workers} | {fmt(_ratio(best, single), '{:.2f}x')} | "
+            f"{fmt(_ratio(best, schedgpu), '{:.2f}x')} | {said} | {verdict} | {lost} |")
     if not rows:
         return []
     return ["### The paper's neural-network study (Darknet)", "",

@@ -40,6 +40,17 @@ N_TRAIN=${N_TRAIN:-500}
 N_MIX=${N_MIX:-128} MIX_SEED=${MIX_SEED:-7}
 MIX_PREDICT=${MIX_PREDICT:-100} MIX_DETECT=${MIX_DETECT:-30} MIX_CHARS=${MIX_CHARS:-5000}
 MIX_TRAIN=${MIX_TRAIN:-100}
+for v in N_PREDICT N_DETECT N_CHARS N_TRAIN N_MIX MIX_SEED MIX_PREDICT MIX_DETECT MIX_CHARS MIX_TRAIN; do
+  [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "run-on-gpu.sh: $v must be a whole number, got '${!v}'" >&2; exit 2; }
+done
+# A job's units of work for its type, from the N_ (homogeneous workloads) or MIX_ (the mix) set.
+units() { # type N|MIX
+  case $1 in
+    predict19 | predict53) local v=${2}_PREDICT ;; detect) local v=${2}_DETECT ;;
+    generate) local v=${2}_CHARS ;; train) local v=${2}_TRAIN ;;
+  esac
+  echo "${!v}"
+}
 
 # CIFAR-10 training input, made here (no network access to fetch the real set): the five binary
 # batches load_all_cifar10() reads, 10,000 records of a label byte (0-9) and 32x32x3 pixel bytes
@@ -147,7 +158,7 @@ rng = random.Random(seed)
 print("\n".join(f"m{i:03d}-{rng.choice(kinds)}" for i in range(n)))
 ' "$N_MIX" "$MIX_SEED" "$kinds" | while read -r name; do
     local t=${name#*-} n
-    case $t in predict19) n=$MIX_PREDICT ;; detect) n=$MIX_DETECT ;; generate) n=$MIX_CHARS ;; train) n=$MIX_TRAIN ;; esac
+    n=$(units "$t" MIX)
     echo "$name $(job "$t" mgb "$n")"
   done
 }
@@ -168,7 +179,7 @@ import collections, json, sys
 c = collections.Counter(j["name"].split("-", 1)[1] for j in json.load(open(sys.argv[1]))["jobs"])
 print(", ".join(f"{v} {k}" for k, v in sorted(c.items())))' "$work/$t.json")"
   else
-    n=$N_PREDICT; [ $t = detect ] && n=$N_DETECT; [ $t = generate ] && n=$N_CHARS; [ $t = train ] && n=$N_TRAIN
+    n=$(units "$t" N)
     for i in $(seq 0 7); do echo "j$i $(job $t mgb $n)"; done | job_list "$work/$t.json"
     what="8 jobs of: $(job $t mgb $n)"
   fi
