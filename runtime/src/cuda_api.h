@@ -32,6 +32,9 @@ class CudaApi {
   virtual cudaError_t DeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) = 0;
   virtual cudaError_t DeviceEnablePeerAccess(int peer, unsigned int flags) = 0;
   virtual cudaError_t DeviceDisablePeerAccess(int peer) = 0;
+  // Whether the device's primary context is already made; asking makes none. (Most runtime calls,
+  // cudaFuncGetAttributes among them, make the current device's context when it has none.)
+  virtual bool DeviceHasContext(int device) = 0;
   virtual cudaError_t FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) = 0;
   // Offset and size of a kernel's parameter; an error past the last one.
   virtual cudaError_t FuncGetParamInfo(const void *func, size_t index, size_t *offset,

@@ -2,8 +2,10 @@
 // headers only; the symbols resolve against the program's own cudart at its final link, so libmgb
 // and the program share one CUDA runtime (one current device per thread).
 #include "cuda_api.h"
+#include "driver_entry.h"
 #include "driver_vmm.h"
 
+#include <cuda.h>  // types and prototypes only: driver calls go through entry points
 #include <cuda_runtime_api.h>
 
 namespace mgb::runtime {
@@ -34,6 +36,23 @@ class RealCudaApi final : public CudaApi {
   }
   cudaError_t DeviceDisablePeerAccess(int peer) override {
     return cudaDeviceDisablePeerAccess(peer);
+  }
+  bool DeviceHasContext(int device) override {
+    static const auto get = [] {
+      decltype(&cuDeviceGet) fn = nullptr;
+      return LoadDriverEntry("cuDeviceGet", &fn) ? fn : nullptr;
+    }();
+    static const auto state = [] {
+      decltype(&cuDevicePrimaryCtxGetState) fn = nullptr;
+      return LoadDriverEntry("cuDevicePrimaryCtxGetState", &fn) ? fn : nullptr;
+    }();
+    CUdevice handle = 0;
+    unsigned int flags = 0;
+    int active = 0;
+    // A driver without them: say yes, as before this question was asked.
+    if (get == nullptr || state == nullptr) return true;
+    if (get(&handle, device) != CUDA_SUCCESS) return true;
+    return state(handle, &flags, &active) != CUDA_SUCCESS || active != 0;
   }
   cudaError_t FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) override {
     return cudaFuncGetAttributes(attributes, func);

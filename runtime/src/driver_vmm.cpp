@@ -1,5 +1,7 @@
 #include "driver_vmm.h"
 
+#include "driver_entry.h"
+
 #include <cuda.h>  // types and prototypes only: every call goes through an entry point
 
 namespace mgb::runtime {
@@ -16,17 +18,6 @@ struct DriverVmm::EntryPoints {
 };
 
 namespace {
-
-// The ABI these prototypes have had since CUDA 10.2; asking by version keeps it fixed.
-constexpr unsigned kDriverAbi = 12000;
-
-template <class F>
-bool Load(const char *name, F *fn) {
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  cudaError_t error = cudaGetDriverEntryPointByVersion(name, reinterpret_cast<void **>(fn),
-                                                       kDriverAbi, cudaEnableDefault, &found);
-  return error == cudaSuccess && found == cudaDriverEntryPointSuccess && *fn != nullptr;
-}
 
 cudaError_t FromDriver(CUresult result) {
   switch (result) {
@@ -54,11 +45,14 @@ DriverVmm &DriverVmm::Get() {
 }
 
 DriverVmm::DriverVmm() : entry_(new EntryPoints) {
-  bool all = Load("cuMemGetAllocationGranularity", &entry_->granularity) &&
-             Load("cuMemAddressReserve", &entry_->reserve) &&
-             Load("cuMemAddressFree", &entry_->free) && Load("cuMemCreate", &entry_->create) &&
-             Load("cuMemRelease", &entry_->release) && Load("cuMemMap", &entry_->map) &&
-             Load("cuMemUnmap", &entry_->unmap) && Load("cuMemSetAccess", &entry_->set_access);
+  bool all = LoadDriverEntry("cuMemGetAllocationGranularity", &entry_->granularity) &&
+             LoadDriverEntry("cuMemAddressReserve", &entry_->reserve) &&
+             LoadDriverEntry("cuMemAddressFree", &entry_->free) &&
+             LoadDriverEntry("cuMemCreate", &entry_->create) &&
+             LoadDriverEntry("cuMemRelease", &entry_->release) &&
+             LoadDriverEntry("cuMemMap", &entry_->map) &&
+             LoadDriverEntry("cuMemUnmap", &entry_->unmap) &&
+             LoadDriverEntry("cuMemSetAccess", &entry_->set_access);
   if (!all) {
     delete entry_;
     entry_ = nullptr;

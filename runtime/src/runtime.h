@@ -196,6 +196,8 @@ class Runtime {
   cudaError_t GuardedMalloc(uint64_t task_id, void **ptr, size_t bytes);
   cudaError_t ReleaseReal(void *ptr);
   LaunchShape ShapeOf(mgb_dim3 grid, mgb_dim3 block, const void *kernel);
+  // SHAPE with KERNEL's registers and shared memory where they are not known yet (and can be).
+  LaunchShape WithResources(LaunchShape shape, const void *kernel);
   std::string Describe(uint64_t task_id);
 
   // The lazy layer (runtime_lazy.cpp). Functions ending in Locked need mu_ held.
@@ -230,7 +232,8 @@ class Runtime {
   // Binds the stand-ins (and every one their pending ops reach) to one task, placing a lazy task
   // when none is given or current, replays their recorded ops and makes its GPU current.
   cudaError_t Bind(std::vector<uintptr_t> standins, const LaunchShape &shape,
-                   const std::string &site, uint64_t preferred_task, bool library_call = false);
+                   const std::string &site, uint64_t preferred_task, bool library_call = false,
+                   const void *kernel = nullptr);
   cudaError_t Materialize(uint64_t task_id, const std::vector<LazyObject *> &fresh,
                           const std::vector<std::shared_ptr<LazyOp>> &ops);
   cudaError_t Migrate(LazyObject *object, uint64_t task_id);

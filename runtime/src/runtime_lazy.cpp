@@ -109,7 +109,8 @@ std::vector<uintptr_t> Runtime::StandInsIn(const void *bytes, size_t size) const
 // ---- binding
 
 cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &shape,
-                          const std::string &site, uint64_t preferred_task, bool library_call) {
+                          const std::string &site, uint64_t preferred_task, bool library_call,
+                          const void *kernel) {
   std::lock_guard bind_lock(bind_mu_);  // only Bind sets kBinding: Resolve below never waits
   std::unique_lock lock(mu_);
   // The closure: the objects named, and every unbound object their pending ops reach.
@@ -241,7 +242,8 @@ cudaError_t Runtime::Bind(std::vector<uintptr_t> standins, const LaunchShape &sh
                  static_cast<unsigned long long>(target), device, started ? " (new task)" : "");
   }
   if (target != 0) Thread().last_prepared = target;
-  if (target != 0 && error == cudaSuccess) TellLaunch(target, shape);
+  // On the task's GPU now: the kernel's registers and shared memory, if not known before.
+  if (target != 0 && error == cudaSuccess) TellLaunch(target, WithResources(shape, kernel));
   return error;
 }
 
@@ -473,7 +475,8 @@ cudaError_t Runtime::LaunchPrepare(mgb_dim3 grid, mgb_dim3 block, const void *ke
     PrepareDevice(device >= 0 ? device : CurrentDevice());
     return cudaSuccess;
   }
-  return Bind(standins, ShapeOf(grid, block, kernel), site ? site : "?", 0, kernel == nullptr);
+  return Bind(standins, ShapeOf(grid, block, kernel), site ? site : "?", 0, kernel == nullptr,
+              kernel);
 }
 
 int Runtime::DeviceOfRealWords(int nargs, const void *const *args, const size_t *arg_sizes) {

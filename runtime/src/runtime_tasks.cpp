@@ -69,11 +69,14 @@ LaunchShape Runtime::ShapeOf(mgb_dim3 grid, mgb_dim3 block, const void *kernel) 
   LaunchShape shape;
   shape.grid = {grid.x, grid.y, grid.z};
   shape.block = {block.x, block.y, block.z};
-  if (kernel != nullptr) {
-    const KernelResources resources = ResourcesOf(kernel);
-    shape.registers_per_thread = resources.registers_per_thread;
-    shape.shared_bytes_per_block = resources.shared_bytes_per_block;
-  }
+  return WithResources(shape, kernel);
+}
+
+LaunchShape Runtime::WithResources(LaunchShape shape, const void *kernel) {
+  if (kernel == nullptr || shape.registers_per_thread != 0) return shape;
+  const KernelResources resources = ResourcesOf(kernel);
+  shape.registers_per_thread = resources.registers_per_thread;
+  shape.shared_bytes_per_block = resources.shared_bytes_per_block;
   return shape;
 }
 
@@ -85,6 +88,12 @@ Runtime::KernelResources Runtime::ResourcesOf(const void *kernel) {
     }
   }
   KernelResources resources;  // zeros, and asked again next time, when CUDA does not know it
+  // Asking CUDA makes the current device's context when it has none: before the first task is
+  // placed that is the program's device 0, while mgbd may put the task on another GPU. A stray
+  // context there holds memory mgbd does not count, and under MPS it joins the process to that
+  // GPU, so another client's fatal fault there tears this one down too (measured: one fault on
+  // GPU 1 ended the jobs of both GPUs). Asked again once the task's GPU is current.
+  if (!api_.DeviceHasContext(CurrentDevice())) return resources;
   cudaFuncAttributes attributes{};
   if (api_.FuncGetAttributes(&attributes, kernel) != cudaSuccess) return resources;
   resources.registers_per_thread = static_cast<uint32_t>(attributes.numRegs);
@@ -252,6 +261,8 @@ mgb_task Runtime::TaskBegin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block, 
   uint64_t id = StartTask(memory_bytes, ShapeOf(grid, block, kernel), site ? site : "?", false,
                           kernel == nullptr);
   if (id == 0) return 0;
+  // On the task's GPU now: the kernel's registers and shared memory, if not known before.
+  if (kernel != nullptr) TellLaunch(id, ShapeOf(grid, block, kernel));
   {
     std::lock_guard lock(mu_);
     tasks_[id]->depth = 1;

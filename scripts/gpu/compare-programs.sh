@@ -33,7 +33,7 @@ if [[ -z "$dir" || -z "$mgbd" ]]; then sed -n '2,17p' "$0" >&2; exit 2; fi
 [[ -d "$dir" ]] || { echo "compare-programs: $dir is not a directory" >&2; exit 2; }
 [[ -x "$mgbd" ]] || { echo "compare-programs: $mgbd is not an executable mgbd" >&2; exit 2; }
 shopt -s nullglob
-timing='([Tt]ime|[Tt]iming|[Tt]hroughput|[Bb]andwidth|[Pp]erformance|GB/s|GBytes|GFLOP|elapsed|[0-9] *(s|ms|us|ns|sec|secs|seconds|msec|usec|nanoseconds)\b|\((ms|us|ns|sec|msec|usec)\))'
+timing='([Tt]ime|[Tt]iming|[Tt]hroughput|[Bb]andwidth|[Pp]erformance|GB/s|GBytes|GFLOP|[A-Za-z]/s(ec)?\b|elapsed|[0-9] *(s|ms|us|ns|sec|secs|seconds|msec|usec|nanoseconds)\b|\((ms|us|ns|sec|msec|usec)\))'
 limit="${PROGRAM_TIMEOUT:-60}"
 
 # Run order: args.txt's programs, then every other pair.

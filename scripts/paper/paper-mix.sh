@@ -6,12 +6,15 @@ set -u
 
 usage() {
   cat <<'EOF'
-usage: scripts/paper/paper-mix.sh --bundle DIR --mgb-bin DIR [--runs "RUN ..."] [--out DIR]
+usage: scripts/paper/paper-mix.sh --bundle DIR --mgb-bin DIR [--wl FILE] [--runs "RUN ..."] [--out DIR]
 
 --bundle DIR   what scripts/paper/bundle.sh made: nvcc/ and mgb/ (the seven programs as written
                and through mgb-nvcc), gpusched/ (build-gpusched.sh's output), tools/ (input
                generators), p100_50_16jobs_0.wl
 --mgb-bin DIR  mgbd and mgb (scripts/gpu/pack.sh: .device/bin; libraries in DIR/../lib)
+--wl FILE      the job mix, in GPU-Sched's workload format (one command line per job naming
+               .../rodinia_cuda_3.1/cuda/PROGRAM and .../rodinia_cuda_3.1/data/...; default the
+               bundle's p100_50_16jobs_0.wl; scripts/paper/rodinia-mix.py writes others)
 --runs "..."   in order (default "bound gpusched@10 mgb@16"):
                  bound          srad_v1 100 0.5 20000 20000 (the mix's longest job) alone, as
                                 written: the makespan's lower bound
@@ -21,6 +24,10 @@ usage: scripts/paper/paper-mix.sh --bundle DIR --mgb-bin DIR [--runs "RUN ..."] 
                  gpusched@N     GPU-Sched's scheduler (policy mgb_basic, the paper's Algorithm 3)
                                 and its workloader with N workers, MPS on
                  mgb@N          mgbd --policy mgb and `mgb batch --workers N`, MPS on (eval.sh)
+                 POLICY@N       eval.sh's other mgbd policies with N workers, MPS on: single
+                                (single-assignment: N = the GPUs; also the solo reference
+                                report.py's bound comes from), cg:K (core-to-GPU, memory-blind),
+                                memory (memory only), schedgpu (all on one GPU while it fits)
                  mgb-lpt@N      the same with --order longest-first, run times from the earlier
                                 mgb@N runs of this call (or --history)
                  blind@N        every job as written, N at once under MPS, no scheduler
@@ -47,17 +54,17 @@ PGM srad_v1 reads); jobs run in WORK/run/a/b, where srad_v1 finds ../../../data/
 EOF
 }
 
-BUNDLE=""; MGB_BIN=""; RUNS="bound gpusched@10 mgb@16"; DEST=${OUT:-./paper-out}; HISTORY=""
+BUNDLE=""; MGB_BIN=""; WL=""; RUNS="bound gpusched@10 mgb@16"; DEST=${OUT:-./paper-out}; HISTORY=""
 RUN_TIMEOUT=150
 DIRS=own
 GPUS_FILE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
-    --bundle|--mgb-bin|--runs|--out|--history|--timeout|--dirs|--gpus)
+    --bundle|--mgb-bin|--wl|--runs|--out|--history|--timeout|--dirs|--gpus)
       [ $# -ge 2 ] || { echo "paper-mix.sh: $1 needs a value" >&2; exit 2; }
       case "$1" in
-        --bundle) BUNDLE=$2 ;; --mgb-bin) MGB_BIN=$2 ;; --runs) RUNS=$2 ;; --out) DEST=$2 ;;
+        --bundle) BUNDLE=$2 ;; --mgb-bin) MGB_BIN=$2 ;; --wl) WL=$2 ;; --runs) RUNS=$2 ;; --out) DEST=$2 ;;
         --history) HISTORY=$2 ;; --timeout) RUN_TIMEOUT=$2 ;; --dirs) DIRS=$2 ;;
         --gpus) GPUS_FILE=$2 ;;
       esac
@@ -66,7 +73,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 for r in $RUNS; do  # checked before any device time is spent
-  [[ "$r" =~ ^(warm|bound|bound-busy|solo|pair-same|pair-own|(gpusched|mgb|mgb-lpt|blind)@[1-9][0-9]*)$ ]] ||
+  [[ "$r" =~ ^(warm|bound|bound-busy|solo|pair-same|pair-own|(gpusched|mgb|mgb-lpt|blind|single|cg:[1-9][0-9]*|memory|schedgpu)@[1-9][0-9]*)$ ]] ||
     { echo "paper-mix.sh: --runs: '$r' is not a run (see --help)" >&2; exit 2; }
 done
 [ "$DIRS" = own ] || [ "$DIRS" = shared ] || { echo "paper-mix.sh: --dirs must be own or shared, got '$DIRS'" >&2; exit 2; }
@@ -77,6 +84,9 @@ fi
 [ -d "$BUNDLE" ] || { echo "paper-mix.sh: --bundle '$BUNDLE' is not a directory" >&2; exit 2; }
 [ -x "$MGB_BIN/mgbd" ] || { echo "paper-mix.sh: --mgb-bin '$MGB_BIN' has no mgbd" >&2; exit 2; }
 BUNDLE=$(cd "$BUNDLE" && pwd); MGB_BIN=$(cd "$MGB_BIN" && pwd)
+WL=${WL:-$BUNDLE/p100_50_16jobs_0.wl}
+[ -f "$WL" ] || { echo "paper-mix.sh: --wl '$WL' is not a file" >&2; exit 2; }
+WL=$(cd "$(dirname "$WL")" && pwd)/$(basename "$WL")
 MGB_LIB=$(cd "$MGB_BIN/../lib" 2>/dev/null && pwd || true)  # the mgb CLI's shared libraries (pack.sh)
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$DEST"; DEST=$(cd "$DEST" && pwd)
@@ -102,12 +112,20 @@ gen() {  # gen FILE COMMAND...: runs COMMAND (which writes FILE.tmp) unless FILE
 }
 D="$WORK/data"
 gen "$D/srad/image.pgm" python3 "$BUNDLE/tools/gen-pgm.py" "$D/srad/image.pgm.tmp"
-gen "$D/dwt2d/rgb.bmp" python3 "$BUNDLE/tools/gen-bmp.py" 8192 8192 "$D/dwt2d/rgb.bmp.tmp"
-gen "$D/bfs/graph32M.txt" "$BUNDLE/tools/gen-bfs-graph" 33554432 "$D/bfs/graph32M.txt.tmp"
+# dwt2d reads the first 3*W*H bytes of rgb.bmp without parsing it: the file is made as large as
+# the mix's largest -d WxH needs (8192x8192 at least), and made again if an older one is smaller.
+bmp_side=$(grep -o -- '-d [0-9]*x[0-9]*' "$WL" | awk '{split($2, d, "x"); s = d[1] > d[2] ? d[1] : d[2];
+  if (s > m) m = s} END {print (m > 8192 ? m : 8192)}')
+bmp_need=$((54 + 3 * bmp_side * bmp_side))
+[ -f "$D/dwt2d/rgb.bmp" ] && [ "$(stat -c %s "$D/dwt2d/rgb.bmp")" -lt "$bmp_need" ] && rm -f "$D/dwt2d/rgb.bmp"
+gen "$D/dwt2d/rgb.bmp" python3 "$BUNDLE/tools/gen-bmp.py" "$bmp_side" "$bmp_side" "$D/dwt2d/rgb.bmp.tmp"
+if grep -q 'graph32M' "$WL"; then  # ~40 s: only for a mix that runs bfs on it
+  gen "$D/bfs/graph32M.txt" "$BUNDLE/tools/gen-bfs-graph" 33554432 "$D/bfs/graph32M.txt.tmp"
+fi
 
 # One job list per build: the .wl's command lines with our programs and data.
 make_lists() {
-  python3 - "$BUNDLE/p100_50_16jobs_0.wl" "$BUNDLE" "$WORK" "$DIRS" <<'PY'
+  python3 - "$WL" "$BUNDLE" "$WORK" "$DIRS" <<'PY'
 import json, re, sys
 wl, bundle, work, dirs = sys.argv[1:5]
 programs = {"srad/srad_v1/srad": "srad_v1", "srad/srad_v2/srad": "srad_v2", "bfs/bfs": "bfs",
@@ -280,16 +298,18 @@ run_gpusched() {  # $1 workers
   echo "$tag makespan_s=${total:-$s} wall_s=$s lost=$lost exit=$rc" >>"$SUMMARY"
 }
 
-run_mgb() {  # $1 mgb or mgb-lpt, $2 workers
-  local kind=$1 n=$2 tag args=""; unique_tag "$1-w$2"; tag=$TAG
+# mgbd under eval.sh: $1 mgb, mgb-lpt or another of eval.sh's policies (single, cg:K, memory,
+# schedgpu), $2 workers. Every policy runs the mgb-nvcc build: only the placement differs.
+run_mgb() {
+  local kind=$1 n=$2 tag args="" policy=$1; unique_tag "${1/:/-}-w$2"; tag=$TAG
   clean_outputs
   if [ "$kind" = mgb-lpt ]; then
     local hist=$HISTORY
     for f in "$R"/mgb-runs/mgb-w*/*.json; do [ -f "$f" ] && hist="${hist:+$hist,}$f"; done
     [ -n "$hist" ] || { log "SKIPPED $tag: no earlier mgb run to learn run times from"; return 1; }
-    args="--order longest-first --history $hist"
+    args="--order longest-first --history $hist"; policy=mgb
   fi
-  (cd "$WORK/run/a/b" && OUT="$R/mgb-runs/$tag" bash "$HERE/../gpu/eval.sh" --runs "mgb@$n" \
+  (cd "$WORK/run/a/b" && OUT="$R/mgb-runs/$tag" bash "$HERE/../gpu/eval.sh" --runs "$policy@$n" \
     --bin "$MGB_BIN" --name "paper" --timeout "$RUN_TIMEOUT" --deadline $((RUN_TIMEOUT + 60)) \
     ${args:+--batch-args "$args"} ${GPUS_FILE:+--gpus "$GPUS_FILE"} "$WORK/lists/mgb.json") \
     >"$R/$tag.log" 2>&1
@@ -318,6 +338,7 @@ for r in $RUNS; do
     gpusched@*) run_gpusched "${r#*@}" ;;
     mgb@*) run_mgb mgb "${r#*@}" ;;
     mgb-lpt@*) run_mgb mgb-lpt "${r#*@}" ;;
+    single@*|cg:*@*|memory@*|schedgpu@*) run_mgb "${r%@*}" "${r##*@}" ;;
     blind@*) run_blind "${r#*@}" ;;
     pair-same|pair-own) run_pair "${r#pair-}" ;;
   esac

@@ -144,8 +144,22 @@ cudaError_t FakeCudaApi::GetDevice(int *device) {
 cudaError_t FakeCudaApi::SetDevice(int device) {
   if (device < 0 || device >= devices_) return Note(cudaErrorInvalidDevice);
   CurrentSlot(id_) = device;
+  MakeContext();
   Log("SetDevice", nullptr, static_cast<size_t>(device));
   return cudaSuccess;
+}
+void FakeCudaApi::MakeContext() {
+  const int device = Current();
+  std::lock_guard lock(mu_);
+  contexts_.insert(device);
+}
+std::set<int> FakeCudaApi::Contexts() {
+  std::lock_guard lock(mu_);
+  return contexts_;
+}
+bool FakeCudaApi::DeviceHasContext(int device) {
+  std::lock_guard lock(mu_);
+  return contexts_.count(device) > 0;
 }
 cudaError_t FakeCudaApi::DeviceGetByPCIBusId(int *device, const char *pci_bus_id) {
   ++bus_id_lookups_;
@@ -204,6 +218,7 @@ cudaError_t FakeCudaApi::DeviceGetAttribute(int *value, cudaDeviceAttr attr, int
 }
 cudaError_t FakeCudaApi::FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) {
   ++func_attribute_queries_;
+  MakeContext();
   std::lock_guard lock(mu_);
   if (!kernels_.count(func)) return Note(cudaErrorInvalidDeviceFunction);
   *attributes = cudaFuncAttributes{};
@@ -223,6 +238,7 @@ cudaError_t FakeCudaApi::FuncGetParamInfo(const void *func, size_t index, size_t
 }
 cudaError_t FakeCudaApi::Malloc(void **ptr, size_t bytes) {
   if (!AllowedDuringCapture()) return Note(cudaErrorStreamCaptureUnsupported);
+  MakeContext();
   void *memory = std::calloc(1, bytes == 0 ? 1 : bytes);
   {
     std::lock_guard lock(mu_);

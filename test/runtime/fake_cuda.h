@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <set>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +54,9 @@ class FakeCudaApi final : public runtime::CudaApi {
   // (the fake's bus ids are "0", "1", ... as in the test mgbd's config).
   void SetFirstBusId(int first) { first_bus_id_ = first; }
   int FuncAttributeQueries() const { return func_attribute_queries_; }
+  // Devices with a context, made as CUDA 12 makes one: by cudaSetDevice, an allocation or a
+  // kernel's attributes on the current device.
+  std::set<int> Contexts();
   int DeviceOf(const void *device_pointer);  // -1 if not a live fake allocation
   // Bytes of `symbol` as held on `device`.
   std::vector<unsigned char> SymbolOn(const void *symbol, int device);
@@ -80,6 +83,7 @@ class FakeCudaApi final : public runtime::CudaApi {
   cudaError_t DeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) override;
   cudaError_t DeviceEnablePeerAccess(int peer, unsigned int flags) override;
   cudaError_t DeviceDisablePeerAccess(int peer) override;
+  bool DeviceHasContext(int device) override;
   cudaError_t FuncGetAttributes(cudaFuncAttributes *attributes, const void *func) override;
   cudaError_t FuncGetParamInfo(const void *func, size_t index, size_t *offset,
                                size_t *size) override;
@@ -206,6 +210,8 @@ class FakeCudaApi final : public runtime::CudaApi {
   std::atomic<int> bus_id_listings_{0};
   int first_bus_id_ = 0;
   std::atomic<int> func_attribute_queries_{0};
+  std::set<int> contexts_;  // under mu_
+  void MakeContext();
   std::atomic<bool> busy_{false};
   std::atomic<int> failures_{0};
   std::map<uintptr_t, Allocation> allocations_;

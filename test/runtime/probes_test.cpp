@@ -146,6 +146,24 @@ TEST_CASE("a kernel's registers are asked of CUDA once, not at every task", "[ru
   CHECK(m.fake.FuncAttributeQueries() == 1);
 }
 
+TEST_CASE("a kernel's registers are asked on the task's GPU, never on another device first",
+          "[runtime][probes]") {
+  // Asking CUDA makes the current device's context. Before placement that is device 0, but GPU 0
+  // is too small for this task: a context there would hold memory mgbd does not count, and
+  // under MPS tie the process to a GPU it does not use.
+  MgbdProcess mgbd({64 * kMiB, 1024 * kMiB});
+  ManagedRuntime m(mgbd);
+  static int kernel_tag;
+  const void *kernel = &kernel_tag;
+  m.fake.RegisterKernel(kernel, {sizeof(void *)}, [](FakeLaunch &) {});
+  mgb_task task = m.runtime->TaskBegin(256 * kMiB, kWideGrid, kBlock, kernel, "probe.cu:1");
+  REQUIRE(task != 0);
+  REQUIRE(m.runtime->DeviceOfTask(task) == 1);
+  CHECK(m.fake.Contexts() == std::set<int>{1});
+  CHECK(m.fake.FuncAttributeQueries() == 1);  // asked once, on GPU 1, and told to mgbd then
+  m.runtime->TaskEnd(task);
+}
+
 TEST_CASE("a nested begin joins the outer task", "[runtime][probes]") {
   MgbdProcess mgbd({1024 * kMiB});
   ManagedRuntime m(mgbd, 1);

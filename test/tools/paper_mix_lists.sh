@@ -18,7 +18,8 @@ $P/cuda/nw/needle 32768 10
 WL
 printf '#!/bin/sh\n' >"$tmp/bin/mgbd"; chmod +x "$tmp/bin/mgbd"
 work="$tmp/work"; mkdir -p "$work/data"/{srad,bfs,dwt2d}
-for f in srad/image.pgm bfs/graph32M.txt dwt2d/rgb.bmp; do echo x >"$work/data/$f"; done
+for f in srad/image.pgm bfs/graph32M.txt; do echo x >"$work/data/$f"; done
+truncate -s $((54 + 3 * 8192 * 8192)) "$work/data/dwt2d/rgb.bmp"  # sparse: as large as dwt2d reads
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 PAPER_WORK="$work" bash "$repo/scripts/paper/paper-mix.sh" --bundle "$b" --mgb-bin "$tmp/bin" \
@@ -49,6 +50,32 @@ PAPER_WORK="$work" bash "$repo/scripts/paper/paper-mix.sh" --bundle "$b" --mgb-b
 [ "$(cut -d' ' -f1 "$tmp/out/paper-mix.txt" | tr '\n' ' ')" = "bound bound-2 " ] ||
   fail "repeated runs: $(cat "$tmp/out/paper-mix.txt")"
 tar -tzf "$tmp/out/runs.tar.gz" | grep -q 'results/bound-2.log' || fail "no log of the second bound run"
+# A mix from --wl: its own command lines, and rgb.bmp made again as large as its largest -d needs.
+printf '%s\n' "$P/cuda/dwt2d/dwt2d $P/data/dwt2d/rgb.bmp -d 9000x9000 -f -5 -l 3" \
+  "$P/cuda/lavaMD/lavaMD -boxes1d 150" >"$tmp/mix.wl"
+cat >"$b/tools/gen-bmp.py" <<'GEN'
+import sys
+open(sys.argv[3], "w").write(f"{sys.argv[1]}x{sys.argv[2]}")
+GEN
+PAPER_WORK="$work" bash "$repo/scripts/paper/paper-mix.sh" --bundle "$b" --mgb-bin "$tmp/bin" \
+  --wl "$tmp/mix.wl" --runs "" --out "$tmp/out" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "--wl failed"; }
+[ "$(cat "$work/data/dwt2d/rgb.bmp")" = 9000x9000 ] || fail "rgb.bmp not made for 9000x9000"
+python3 - "$work/lists" "$b" <<'PY'
+import json, sys
+lists, bundle = sys.argv[1:3]
+mgb = json.load(open(f"{lists}/mgb.json"))["jobs"]
+assert [j["name"] for j in mgb] == ["00-dwt2d", "01-lavaMD"], [j["name"] for j in mgb]
+assert mgb[1]["argv"][2:] == [f"{bundle}/mgb/lavaMD", "-boxes1d", "150"], mgb[1]["argv"]
+PY
+for bad in "cg:x@4" "single@0"; do
+  if bash "$repo/scripts/paper/paper-mix.sh" --runs "$bad" --bundle "$b" --mgb-bin "$tmp/bin" 2>"$tmp/err"; then
+    fail "--runs '$bad' was accepted"
+  fi
+done
+if bash "$repo/scripts/paper/paper-mix.sh" --wl "$tmp/none.wl" --bundle "$b" --mgb-bin "$tmp/bin" 2>"$tmp/err"; then
+  fail "a missing --wl file was accepted"
+fi
+grep -q -- "--wl '$tmp/none.wl' is not a file" "$tmp/err" || fail "no message for a bad --wl: $(cat "$tmp/err")"
 if bash "$repo/scripts/paper/paper-mix.sh" --dirs mine --bundle "$b" --mgb-bin "$tmp/bin" 2>"$tmp/err"; then
   fail "--dirs mine was accepted"
 fi
