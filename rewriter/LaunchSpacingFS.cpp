@@ -4,6 +4,11 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
 namespace mgb::rewriter {
 
 namespace {
@@ -27,24 +32,52 @@ bool joinTriple(std::string &code, size_t pos, char open) {
 class LaunchSpacingFS : public llvm::vfs::ProxyFileSystem {
 public:
   using ProxyFileSystem::ProxyFileSystem;
+
+  // A typed braced list makes the text longer: the size clang sees must be the new one, or it
+  // takes the file for one changed since it was read.
+  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &path) override {
+    auto status = ProxyFileSystem::status(path);
+    if (!status || !status->isRegularFile())
+      return status;
+    const std::string *text = normalized(path.str());
+    return text ? llvm::vfs::Status::copyWithNewSize(*status, text->size()) : status;
+  }
+
   llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>>
   openFileForRead(const llvm::Twine &path) override {
     auto file = ProxyFileSystem::openFileForRead(path);
     if (!file)
       return file;
     auto status = (*file)->status();
-    auto buffer = (*file)->getBuffer(path.str());
-    if (!status || !buffer)
-      return file;
-    llvm::StringRef text = (*buffer)->getBuffer();
-    if (text.find("<<") == llvm::StringRef::npos)
-      return file;
-    std::string normalized = normalizeLaunchSpacing(text);
-    if (normalized == text)
+    const std::string *text = normalized(path.str());
+    if (!status || !text)
       return file;
     return std::unique_ptr<llvm::vfs::File>(
-        new TextFile(*status, std::move(normalized), path.str()));
+        new TextFile(llvm::vfs::Status::copyWithNewSize(*status, text->size()), *text, path.str()));
   }
+
+private:
+  // The file's text as clang is to see it; null when that is the text on disk.
+  const std::string *normalized(const std::string &path) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = cache_.find(path);
+    if (it == cache_.end()) {
+      std::optional<std::string> text;
+      if (auto buffer = getUnderlyingFS().getBufferForFile(path)) {
+        llvm::StringRef original = (*buffer)->getBuffer();
+        if (original.find("<<") != llvm::StringRef::npos) {
+          std::string changed = normalizeLaunchSpacing(typeBracedLaunchConfigs(original));
+          if (changed != original)
+            text = std::move(changed);
+        }
+      }
+      it = cache_.emplace(path, std::move(text)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+  std::mutex mutex_;
+  std::map<std::string, std::optional<std::string>> cache_;
 };
 
 } // namespace
@@ -59,6 +92,92 @@ std::string normalizeLaunchSpacing(llvm::StringRef input) {
       if (joinTriple(code, close, '>') || code.compare(close, 3, ">>>") == 0)
         break;
   }
+  return code;
+}
+
+// Offsets of `code` that are program text: not inside a comment, a string or a character
+// literal (a log line "k<<<{%d,%d}, %d>>>" in CUB must stay as written).
+static std::vector<bool> programText(const std::string &code) {
+  std::vector<bool> text(code.size(), true);
+  size_t i = 0;
+  auto mark = [&](size_t from, size_t to) {
+    for (size_t k = from; k < to && k < code.size(); ++k)
+      text[k] = false;
+  };
+  while (i < code.size()) {
+    if (code.compare(i, 2, "//") == 0) {
+      size_t end = code.find('\n', i);
+      end = end == std::string::npos ? code.size() : end;
+      mark(i, end);
+      i = end;
+    } else if (code.compare(i, 2, "/*") == 0) {
+      size_t end = code.find("*/", i + 2);
+      end = end == std::string::npos ? code.size() : end + 2;
+      mark(i, end);
+      i = end;
+    } else if (code[i] == '"' || code[i] == '\'') {
+      const char quote = code[i];
+      size_t end = i + 1;
+      while (end < code.size() && code[end] != quote && code[end] != '\n')
+        end += code[end] == '\\' ? 2 : 1;
+      end = std::min(end + 1, code.size());
+      mark(i, end);
+      i = end;
+    } else {
+      ++i;
+    }
+  }
+  return text;
+}
+
+// Where `dim3` goes in `spaced` (launch brackets already joined): before a `{` that opens the
+// first or second argument of a `<<<...>>>` (the grid and the block; the shared-memory size and
+// the stream are not dim3s).
+static std::vector<size_t> bracedConfigPositions(const std::string &spaced) {
+  std::vector<size_t> positions;
+  const std::vector<bool> text = programText(spaced);
+  for (size_t pos = spaced.find("<<<"); pos != std::string::npos;
+       pos = spaced.find("<<<", pos + 3)) {
+    if (!text[pos])
+      continue;
+    int depth = 0;
+    int argument = 0;
+    bool atStart = true; // only whitespace since `<<<` or the last top-level comma
+    for (size_t i = pos + 3; i < spaced.size(); ++i) {
+      if (!text[i])
+        continue;
+      char c = spaced[i];
+      if (depth == 0 && spaced.compare(i, 3, ">>>") == 0)
+        break;
+      if (atStart && isSpace(c))
+        continue;
+      if (atStart && c == '{' && depth == 0 && argument < 2)
+        positions.push_back(i);
+      atStart = false;
+      if (c == '(' || c == '[' || c == '{')
+        ++depth;
+      else if (c == ')' || c == ']' || c == '}')
+        --depth;
+      else if (c == ',' && depth == 0) {
+        ++argument;
+        atStart = true;
+      } else if (c == ';')
+        break; // not a launch configuration after all
+      if (depth < 0)
+        break;
+    }
+  }
+  return positions;
+}
+
+std::string typeBracedLaunchConfigs(llvm::StringRef input) {
+  if (input.find('{') == llvm::StringRef::npos || input.find("<<") == llvm::StringRef::npos)
+    return input.str();
+  // Joining spaced brackets keeps every offset, so positions found there hold in the input.
+  std::vector<size_t> positions = bracedConfigPositions(normalizeLaunchSpacing(input));
+  std::string code = input.str();
+  for (auto it = positions.rbegin(); it != positions.rend(); ++it)
+    code.insert(*it, "dim3");
   return code;
 }
 

@@ -349,7 +349,9 @@ RewriteSession::results(const std::vector<std::string> &sources) {
     if (!reps)
       return reps.takeError();
     LineName name = lineName(f);
-    llvm::Expected<std::string> applied = applyKeepingLines(r.original, *reps, name);
+    // The edits' offsets are those of the text clang parsed (LaunchSpacingFS.h).
+    llvm::Expected<std::string> applied =
+        applyKeepingLines(typeBracedLaunchConfigs(r.original), *reps, name);
     if (!applied)
       return applied.takeError();
     bool unseen = edits_.holdsUnseenCode(f);

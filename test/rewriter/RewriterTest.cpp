@@ -171,6 +171,17 @@ TEST_CASE("the `<< <` spacing is shown to clang as `<<<` with offsets kept", "[r
   CHECK(out.size() == in.size());
 }
 
+TEST_CASE("a braced grid or block is typed dim3, nowhere else", "[rewriter]") {
+  using mgb::rewriter::typeBracedLaunchConfigs;
+  CHECK(typeBracedLaunchConfigs("k<<<g, {x, y, 1}, 0, s>>>(p);") ==
+        "k<<<g, dim3{x, y, 1}, 0, s>>>(p);");
+  CHECK(typeBracedLaunchConfigs("k<< <{2, 2}, b>> >(p);") == "k<< <dim3{2, 2}, b>> >(p);");
+  CHECK(typeBracedLaunchConfigs("k<<<f(a, {1}), b, {}>>>(p);") == "k<<<f(a, {1}), b, {}>>>(p);");
+  const std::string kept = "log(\"k<<<{%d}, %d>>>\"); // k<<<g, {1}>>>\nk<<<g, b>>>({1});";
+  CHECK(typeBracedLaunchConfigs(kept) == kept);
+  CHECK(typeBracedLaunchConfigs("a << {1}; b = c<<<d;") == "a << {1}; b = c<<<d;");
+}
+
 TEST_CASE("the include goes after the leading comments", "[rewriter]") {
   std::string out = mgb::rewriter::insertInclude("// license\n/* more */\n#include <a.h>\n", {});
   CHECK(out ==

@@ -4,8 +4,7 @@
 # that calls CUDA directly and registers the unseen-code constructor (-include mgb/unseen_tu.h);
 # a parsable source of the same command is still rewritten; the program links (unseen_stub.c is a
 # weak mgb_note_unseen_code until libmgb has one); --mgb-strict and MGB_STRICT=1 make it an error
-# (non-zero exit, no object); `mgb-rewrite --check` on the source exits non-zero. A braced launch
-# configuration (fallback/braced_launch.cu) gets a note naming it. A source whose
+# (non-zero exit, no object); `mgb-rewrite --check` on the source exits non-zero. A source whose
 # only clang errors are in device code (fallback/shared_init.cu) is rewritten, with no message.
 # Variables: MGB_NVCC MGB_CC REWRITE SOURCE_DIR OUT NM
 foreach(var MGB_NVCC MGB_CC REWRITE SOURCE_DIR OUT NM)
@@ -89,12 +88,6 @@ endif()
 run(${REWRITE} --check ${SOURCE_DIR}/vla_init.cu --)
 if(rc EQUAL 0)
   message(FATAL_ERROR "mgb-rewrite --check on a source it cannot parse should exit non-zero")
-endif()
-
-# A braced launch configuration: compiled as written, with a note that says what clang refuses.
-run(${MGB_NVCC} -arch=sm_90 -c ${SOURCE_DIR}/braced_launch.cu -o braced_launch.o)
-if(NOT rc EQUAL 0 OR NOT err MATCHES "braced_launch.cu:9: a launch configuration written as a braced list")
-  message(FATAL_ERROR "braced_launch.cu: no note naming the braced launch configuration (${rc}):\n${err}")
 endif()
 
 # Device-only clang errors: rewritten (no warning, no log line, no unseen note), even strict.
