@@ -4,9 +4,6 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
-#include <map>
-#include <mutex>
-#include <optional>
 #include <vector>
 
 namespace mgb::rewriter {
@@ -29,55 +26,16 @@ bool joinTriple(std::string &code, size_t pos, char open) {
   return true;
 }
 
-class LaunchSpacingFS : public llvm::vfs::ProxyFileSystem {
+class LaunchSpacingFS : public ChangedTextFS {
 public:
-  using ProxyFileSystem::ProxyFileSystem;
+  using ChangedTextFS::ChangedTextFS;
 
-  // A typed braced list makes the text longer: the size clang sees must be the new one, or it
-  // takes the file for one changed since it was read.
-  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &path) override {
-    auto status = ProxyFileSystem::status(path);
-    if (!status || !status->isRegularFile())
-      return status;
-    const std::string *text = normalized(path.str());
-    return text ? llvm::vfs::Status::copyWithNewSize(*status, text->size()) : status;
+protected:
+  std::string change(llvm::StringRef, llvm::StringRef text) override {
+    if (text.find("<<") == llvm::StringRef::npos)
+      return text.str();
+    return normalizeLaunchSpacing(typeBracedLaunchConfigs(text));
   }
-
-  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>>
-  openFileForRead(const llvm::Twine &path) override {
-    auto file = ProxyFileSystem::openFileForRead(path);
-    if (!file)
-      return file;
-    auto status = (*file)->status();
-    const std::string *text = normalized(path.str());
-    if (!status || !text)
-      return file;
-    return std::unique_ptr<llvm::vfs::File>(
-        new TextFile(llvm::vfs::Status::copyWithNewSize(*status, text->size()), *text, path.str()));
-  }
-
-private:
-  // The file's text as clang is to see it; null when that is the text on disk.
-  const std::string *normalized(const std::string &path) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = cache_.find(path);
-    if (it == cache_.end()) {
-      std::optional<std::string> text;
-      if (auto buffer = getUnderlyingFS().getBufferForFile(path)) {
-        llvm::StringRef original = (*buffer)->getBuffer();
-        if (original.find("<<") != llvm::StringRef::npos) {
-          std::string changed = normalizeLaunchSpacing(typeBracedLaunchConfigs(original));
-          if (changed != original)
-            text = std::move(changed);
-        }
-      }
-      it = cache_.emplace(path, std::move(text)).first;
-    }
-    return it->second ? &*it->second : nullptr;
-  }
-
-  std::mutex mutex_;
-  std::map<std::string, std::optional<std::string>> cache_;
 };
 
 } // namespace

@@ -6,10 +6,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 
-#include <map>
-#include <mutex>
-#include <optional>
-
 namespace mgb::rewriter {
 
 namespace {
@@ -18,58 +14,25 @@ bool isClangCudaHeader(llvm::StringRef path) {
   return llvm::sys::path::filename(path).starts_with("__clang_cuda_");
 }
 
-class ToolkitHeaderFS : public llvm::vfs::ProxyFileSystem {
+class ToolkitHeaderFS : public ChangedTextFS {
 public:
   ToolkitHeaderFS(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> base, std::string cudaInclude)
-      : ProxyFileSystem(std::move(base)), cudaInclude_(std::move(cudaInclude)) {}
+      : ChangedTextFS(std::move(base)), cudaInclude_(std::move(cudaInclude)) {}
 
-  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &path) override {
-    auto status = ProxyFileSystem::status(path);
-    if (!status || !status->isRegularFile() || !isClangCudaHeader(path.str()))
-      return status;
-    const std::string *text = pinned(path.str());
-    return text ? llvm::vfs::Status::copyWithNewSize(*status, text->size()) : status;
-  }
-
-  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>>
-  openFileForRead(const llvm::Twine &path) override {
-    auto file = ProxyFileSystem::openFileForRead(path);
-    if (!file || !isClangCudaHeader(path.str()))
-      return file;
-    auto status = (*file)->status();
-    const std::string *text = pinned(path.str());
-    if (!status || !text)
-      return file;
-    return std::unique_ptr<llvm::vfs::File>(
-        new TextFile(llvm::vfs::Status::copyWithNewSize(*status, text->size()), *text, path.str()));
+protected:
+  bool mayChange(llvm::StringRef path) override { return isClangCudaHeader(path); }
+  // The header's text with its toolkit includes pinned.
+  std::string change(llvm::StringRef, llvm::StringRef text) override {
+    return pinToolkitIncludes(text, cudaInclude_, [&](llvm::StringRef name) {
+      llvm::SmallString<256> full(cudaInclude_);
+      llvm::sys::path::append(full, name);
+      auto s = getUnderlyingFS().status(full);
+      return s && s->isRegularFile();
+    });
   }
 
 private:
-  // The header's text with its toolkit includes pinned; null when it has none (read as is).
-  const std::string *pinned(const std::string &path) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = cache_.find(path);
-    if (it == cache_.end()) {
-      std::optional<std::string> text;
-      if (auto buffer = getUnderlyingFS().getBufferForFile(path)) {
-        llvm::StringRef original = (*buffer)->getBuffer();
-        std::string changed = pinToolkitIncludes(original, cudaInclude_, [&](llvm::StringRef name) {
-          llvm::SmallString<256> full(cudaInclude_);
-          llvm::sys::path::append(full, name);
-          auto s = getUnderlyingFS().status(full);
-          return s && s->isRegularFile();
-        });
-        if (changed != original)
-          text = std::move(changed);
-      }
-      it = cache_.emplace(path, std::move(text)).first;
-    }
-    return it->second ? &*it->second : nullptr;
-  }
-
   std::string cudaInclude_;
-  std::mutex mutex_;
-  std::map<std::string, std::optional<std::string>> cache_;
 };
 
 } // namespace
