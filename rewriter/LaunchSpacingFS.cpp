@@ -26,18 +26,6 @@ bool joinTriple(std::string &code, size_t pos, char open) {
   return true;
 }
 
-class LaunchSpacingFS : public ChangedTextFS {
-public:
-  using ChangedTextFS::ChangedTextFS;
-
-protected:
-  std::string change(llvm::StringRef, llvm::StringRef text) override {
-    if (text.find("<<") == llvm::StringRef::npos)
-      return text.str();
-    return normalizeLaunchSpacing(typeBracedLaunchConfigs(text));
-  }
-};
-
 } // namespace
 
 std::string normalizeLaunchSpacing(llvm::StringRef input) {
@@ -53,9 +41,11 @@ std::string normalizeLaunchSpacing(llvm::StringRef input) {
   return code;
 }
 
+namespace {
+
 // Offsets of `code` that are program text: not inside a comment, a string or a character
 // literal (a log line "k<<<{%d,%d}, %d>>>" in CUB must stay as written).
-static std::vector<bool> programText(const std::string &code) {
+std::vector<bool> programText(const std::string &code) {
   std::vector<bool> text(code.size(), true);
   size_t i = 0;
   auto mark = [&](size_t from, size_t to) {
@@ -91,8 +81,10 @@ static std::vector<bool> programText(const std::string &code) {
 // Where `dim3` goes in `spaced` (launch brackets already joined): before a `{` that opens the
 // first or second argument of a `<<<...>>>` (the grid and the block; the shared-memory size and
 // the stream are not dim3s).
-static std::vector<size_t> bracedConfigPositions(const std::string &spaced) {
+std::vector<size_t> bracedConfigPositions(const std::string &spaced) {
   std::vector<size_t> positions;
+  if (spaced.find('{') == std::string::npos)
+    return positions;
   const std::vector<bool> text = programText(spaced);
   for (size_t pos = spaced.find("<<<"); pos != std::string::npos;
        pos = spaced.find("<<<", pos + 3)) {
@@ -128,15 +120,33 @@ static std::vector<size_t> bracedConfigPositions(const std::string &spaced) {
   return positions;
 }
 
+std::string insertDim3(llvm::StringRef code, const std::vector<size_t> &positions) {
+  std::string out = code.str();
+  for (auto it = positions.rbegin(); it != positions.rend(); ++it)
+    out.insert(*it, "dim3");
+  return out;
+}
+
+class LaunchSpacingFS : public ChangedTextFS {
+public:
+  using ChangedTextFS::ChangedTextFS;
+
+protected:
+  std::string change(llvm::StringRef, llvm::StringRef text) override {
+    if (text.find("<<") == llvm::StringRef::npos)
+      return text.str();
+    std::string spaced = normalizeLaunchSpacing(text);
+    return insertDim3(spaced, bracedConfigPositions(spaced));
+  }
+};
+
+} // namespace
+
 std::string typeBracedLaunchConfigs(llvm::StringRef input) {
-  if (input.find('{') == llvm::StringRef::npos || input.find("<<") == llvm::StringRef::npos)
+  if (input.find("<<") == llvm::StringRef::npos)
     return input.str();
   // Joining spaced brackets keeps every offset, so positions found there hold in the input.
-  std::vector<size_t> positions = bracedConfigPositions(normalizeLaunchSpacing(input));
-  std::string code = input.str();
-  for (auto it = positions.rbegin(); it != positions.rend(); ++it)
-    code.insert(*it, "dim3");
-  return code;
+  return insertDim3(input, bracedConfigPositions(normalizeLaunchSpacing(input)));
 }
 
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>

@@ -255,7 +255,8 @@ mgb_task Runtime::TaskBegin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block, 
     }
     state.stack.push_back(id);
     api_.SetDevice(DeviceOfTask(id));
-    TellLaunch(id, shape);
+    // On the task's GPU now: the kernel's registers and shared memory, if not known before.
+    TellLaunch(id, WithResources(shape, kernel));
     return id;
   }
   uint64_t id = StartTask(memory_bytes, ShapeOf(grid, block, kernel), site ? site : "?", false,

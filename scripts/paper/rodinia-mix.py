@@ -97,11 +97,10 @@ def main():
     ap.add_argument("--out", help="the .wl to write (default: print the mix)")
     ap.add_argument("--gpus", type=int, default=2, help="GPUs of the node, for the summary only (default 2)")
     a = ap.parse_args()
-    try:
-        large_n, medium_n = (int(x) for x in a.ratio.split(":"))
-        assert large_n >= 1 and medium_n == 1
-    except (ValueError, AssertionError):
+    parts = a.ratio.split(":")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts) or int(parts[0]) < 1 or parts[1] != "1":
         sys.exit(f"rodinia-mix.py: --ratio must be L:1 with L >= 1, got '{a.ratio}'")
+    large_n = int(parts[0])
     if a.jobs < 1 or a.gpu_gib <= 0:
         sys.exit("rodinia-mix.py: --jobs and --gpu-gib must be positive")
     medium, large = ladder(a.gpu_gib)
@@ -116,12 +115,15 @@ def main():
     if not a.out:
         sys.stdout.write(text)
         return
-    with open(a.out, "w") as f:
-        f.write(text)
-    with open(a.out + ".json", "w") as f:
-        json.dump({"gpu_gib": a.gpu_gib, "jobs": a.jobs, "ratio": a.ratio, "seed": a.seed,
-                   "mix": [{k: j[k] for k in ("program", "size", "bytes", "kind", "command")} for j in mix]},
-                  f, indent=1)
+    meta = {"gpu_gib": a.gpu_gib, "jobs": a.jobs, "ratio": a.ratio, "seed": a.seed,
+            "mix": [{k: j[k] for k in ("program", "size", "bytes", "kind", "command")} for j in mix]}
+    try:
+        with open(a.out, "w") as f:
+            f.write(text)
+        with open(a.out + ".json", "w") as f:
+            json.dump(meta, f, indent=1)
+    except OSError as e:
+        sys.exit(f"rodinia-mix.py: cannot write {e.filename}: {e.strerror}")
 
 
 if __name__ == "__main__":
