@@ -3,7 +3,7 @@
 
 usage: python3 scripts/report.py RESULTS_DIR [--out FILE] [--plots DIR] [--gpus N]
                                  [--gpu-memory-gib G] [--context-mib M] [--no-plots]
-                                 [--paper-mix PATH ...] [--one-gpu DIR]
+                                 [--paper-mix PATH ...] [--one-gpu DIR] [--rodinia-mix PATH ...]
 
 RESULTS_DIR is searched recursively for run JSONs written by `mgb batch --out` (real runs; the
 label is the mgbd policy, as scripts/gpu/eval.sh sets it) and by `mgb simulate --out` (marked
@@ -13,7 +13,9 @@ solo times of the makespan bound (docs/evaluation.md). --paper-mix and --one-gpu
 one-GPU side-by-side section: scripts/paper/paper-mix.sh logs (one per device call) and a folder
 of one-GPU runs (its node from their NVML samples). Runs of Darknet job lists (predict19, train,
 mix...: scripts/paper/darknet/run-on-gpu.sh) also get a table beside the paper's neural-network
-figures. Exit 0 on success, 2 on bad input.
+figures. --rodinia-mix adds issue 34's Rodinia mixes where memory binds: paper-mix.sh's output
+folders (with the mix.wl.json it copies), every system of a mix beside single-assignment,
+GPU-Sched and the bound. Exit 0 on success, 2 on bad input.
 """
 
 import argparse
@@ -40,6 +42,7 @@ import markdown  # noqa: E402
 import metrics  # noqa: E402
 import paper_mix  # noqa: E402
 import paper_nn  # noqa: E402
+import rodinia_mix  # noqa: E402
 import runs as run_files  # noqa: E402
 import side_by_side  # noqa: E402
 
@@ -66,6 +69,9 @@ def parse_args(argv):
                         "every such log under it; repeat for several")
     p.add_argument("--one-gpu", metavar="DIR", default=None,
                    help="folder of one-GPU runs (W1-W4 halved) for the side-by-side section")
+    p.add_argument("--rodinia-mix", action="append", default=[], metavar="PATH",
+                   help="a scripts/paper/paper-mix.sh output folder of a Rodinia mix (holding "
+                        "mix.wl.json), or a folder of them; repeat for several")
     args = p.parse_args(argv)
     if args.gpus < 0 or args.gpu_memory_gib < 0 or args.context_mib < 0:
         p.error("--gpus, --gpu-memory-gib and --context-mib must not be negative")
@@ -91,7 +97,8 @@ def main(argv):
         runs = run_files.load_dir(args.results_dir)
         one_gpu = run_files.load_dir(args.one_gpu) if args.one_gpu else []
         calls = [paper_mix.load_call(log) for path in args.paper_mix for log in paper_mix.find_logs(path)]
-    except (run_files.InputError, paper_mix.InputError) as e:
+        rodinia = rodinia_mix.section(args.rodinia_mix, args.context_mib * float(1 << 20))
+    except (run_files.InputError, paper_mix.InputError, rodinia_mix.InputError) as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2
     plots_dir = None
@@ -106,6 +113,7 @@ def main(argv):
     if calls or one_gpu:
         one_node = metrics.node_from_samples(one_gpu, 0, 0, args.context_mib)
         extra = side_by_side.section(calls, [r for r in one_gpu if not r.simulated], one_node, args.one_gpu)
+    extra += rodinia
     extra += paper_nn.section(runs)
     text, pngs = markdown.document(runs, node, plots_dir, _command(argv), extra)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

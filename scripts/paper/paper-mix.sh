@@ -103,6 +103,11 @@ log() { printf '[%4ds] %s\n' $((SECONDS - START)) "$*" | tee -a "$DEST/paper-mix
   free -g | head -2; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 } >"$DEST/machine.txt" 2>&1
 log "machine: $(tr '\n' ' ' <"$DEST/machine.txt" | cut -c1-300)"
+# The mix beside the results: report.py's Rodinia section reads each job's program and predicted
+# bytes from the description rodinia-mix.py writes beside its .wl.
+cp "$WL" "$DEST/mix.wl"
+[ -f "$WL.json" ] && cp "$WL.json" "$DEST/mix.wl.json"
+log "mix: $(basename "$WL") ($(grep -c . "$WL") jobs)"
 
 gen() {  # gen FILE COMMAND...: runs COMMAND (which writes FILE.tmp) unless FILE is there
   [ -s "$1" ] && return 0
@@ -319,8 +324,13 @@ run_mgb() {
 import json, sys
 try:
     d = json.load(open(sys.argv[1])); s = d["summary"]
-    print(f"makespan_s={s['makespan_s']:.1f} lost={s['crashed'] + s['not_run']} "
-          f"mean_turnaround_s={s['mean_turnaround_s']:.1f} order={d.get('order', 'fifo')}")
+    # A run stopped by its time limit SIGTERMs its running jobs and never starts the rest: those
+    # are stopped, not lost.
+    stopped = sum(1 for j in d["jobs"] if d.get("interrupted") and
+                  (j.get("signal") == 15 or j.get("ended_s", -1) < 0)) if d.get("interrupted") else 0
+    print(f"makespan_s={s['makespan_s']:.1f} lost={s['crashed'] + s['not_run'] - stopped} "
+          f"stopped={stopped} mean_turnaround_s={s['mean_turnaround_s']:.1f} "
+          f"order={d.get('order', 'fifo')}")
 except Exception as e:
     print(f"no result ({e})")
 PY

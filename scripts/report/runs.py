@@ -227,12 +227,17 @@ def load_file(path):
             doc = json.load(f)
     except (OSError, json.JSONDecodeError) as e:
         raise InputError(f"{path}: cannot read JSON: {e}") from e
+    return runs_of(doc, path)
+
+
+def runs_of(doc, source):
+    """The runs in one parsed document named `source`; [] for JSON that is not a run."""
     if not isinstance(doc, dict):
         return []
     if isinstance(doc.get("runs"), list):
-        return [_one_run(r, path, f"{path}: runs[{i}]") for i, r in enumerate(doc["runs"])]
+        return [_one_run(r, source, f"{source}: runs[{i}]") for i, r in enumerate(doc["runs"])]
     if "summary" in doc and "jobs" in doc:
-        return [_one_run(doc, path, path)]
+        return [_one_run(doc, source, source)]
     return []
 
 

@@ -1,0 +1,318 @@
+"""docs/results.md's Rodinia mixes where memory binds (issue 34): every system of a mix, per
+device call of scripts/paper/paper-mix.sh, beside single-assignment, GPU-Sched and the bound.
+
+A call's folder holds what paper-mix.sh leaves in --out: paper-mix.log (GPU-Sched's lines),
+runs.tar.gz (each eval.sh run's `mgb batch` JSON) and mix.wl.json (the mix, written by
+scripts/paper/rodinia-mix.py: each job's program, size and predicted bytes, in job order).
+
+Single-assignment often cannot finish inside one device call (a 16-job mix of host-bound jobs
+needs about 300 s). So its makespan is worked out from solo times: a job that finished in a
+single-assignment run of the mix (any call) ran alone on its GPU, and its run time is its solo
+time; a job that did not is estimated from its program's measured seconds per predicted byte
+(the median over every finished single-assignment job of that program). The makespan is then
+the first-come-first-served list schedule of those times on the node's GPUs, which is what
+`mgb batch --workers GPUS` under `--policy single` does. The table says how many solo times were
+estimated; a complete single-assignment run, where there is one, is shown as measured."""
+
+import io
+import json
+import os
+import re
+import statistics
+import tarfile
+from dataclasses import dataclass, field
+
+import metrics
+import runs as run_files
+
+AIM_VS_SINGLE = 2.5    # issue 34: mgb >= 2.5x single-assignment
+AIM_VS_GPUSCHED = 1.3  # and >= 1.3x GPU-Sched
+AIM_OVER_BOUND = 1.15  # within 15% of the bound
+
+_GPUSCHED = re.compile(r"^\[\s*\d+s\] (gpusched-w(\d+)(?:-\d+)?): wall ([\d.]+) s, workloader's "
+                       r"TOTAL_EXPERIMENT_TIME (\S+), jobs lost (\d+), exit (\d+)")
+
+
+class InputError(Exception):
+    """A call folder that cannot be read; the message names the file."""
+
+
+@dataclass
+class SystemRun:
+    tag: str           # paper-mix.sh's tag: mgb-w8, single-w2, gpusched-w8-2 ...
+    system: str        # mgb, single, cg:2, memory, schedgpu, gpusched
+    workers: int
+    makespan_s: float  # for an interrupted run: when it was stopped
+    done: int
+    crashed: int       # ended on their own without success (lost)
+    stopped: int       # running or waiting when the run was stopped: no verdict
+    run: object = None  # runs.Run for eval.sh's runs; None for GPU-Sched
+
+    @property
+    def complete(self):
+        return self.stopped == 0
+
+
+@dataclass
+class Call:
+    source: str
+    device: str
+    mix: dict          # mix.wl.json
+    systems: list = field(default_factory=list)
+
+    @property
+    def mix_name(self):
+        m = self.mix
+        return f"rodinia-{m['gpu_gib']:g}-{m['jobs']}-{m['ratio'].replace(':', 'to')}"
+
+
+def _device(folder):
+    for name in ("machine.txt", "paper-mix.log"):
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            with open(path, errors="replace") as f:
+                m = re.search(r"NVIDIA [A-Z]\d+[A-Za-z0-9 ]*?(?=[,|\n]|  )", f.read())
+            if m:
+                return m.group(0).strip()
+    return "-"
+
+
+def _eval_runs(folder):
+    """eval.sh's runs from runs.tar.gz: (paper-mix.sh's tag, runs.Run)."""
+    path = os.path.join(folder, "runs.tar.gz")
+    if not os.path.exists(path):
+        return []
+    out = []
+    try:
+        with tarfile.open(path) as tar:
+            for member in sorted(tar.getmembers(), key=lambda m: m.name):
+                parts = member.name.split("/")
+                if not (member.isfile() and member.name.endswith(".json") and "mgb-runs" in parts):
+                    continue
+                doc = json.load(io.TextIOWrapper(tar.extractfile(member)))
+                tag = parts[parts.index("mgb-runs") + 1]
+                for r in run_files.runs_of(doc, f"{path}:{member.name}"):
+                    out.append((tag, r))
+    except (OSError, tarfile.TarError, json.JSONDecodeError) as e:
+        raise InputError(f"{path}: cannot read ({e})") from e
+    return out
+
+
+def _system_of(run):
+    stopped = sum(j.stopped or not j.finished for j in run.jobs) if run.interrupted else 0
+    return SystemRun(tag="", system=run.policy, workers=run.workers, makespan_s=run.makespan_s,
+                     done=run.succeeded, crashed=run.crashed, stopped=stopped, run=run)
+
+
+def load_call(folder):
+    mix_path = os.path.join(folder, "mix.wl.json")
+    try:
+        with open(mix_path) as f:
+            mix = json.load(f)
+        for key in ("gpu_gib", "jobs", "ratio", "mix"):
+            if key not in mix:
+                raise InputError(f"{mix_path}: missing field '{key}'")
+    except (OSError, json.JSONDecodeError) as e:
+        raise InputError(f"{mix_path}: cannot read ({e})") from e
+    call = Call(source=folder, device=_device(folder), mix=mix)
+    for tag, run in _eval_runs(folder):
+        s = _system_of(run)
+        s.tag = tag
+        call.systems.append(s)
+    log = os.path.join(folder, "paper-mix.log")
+    if os.path.exists(log):
+        with open(log, errors="replace") as f:
+            for line in f:
+                m = _GPUSCHED.match(line)
+                if not m:
+                    continue
+                total, exit_code = m.group(4), int(m.group(6))
+                ok = exit_code == 0 and total != "none"
+                lost = int(m.group(5))
+                n = len(mix["mix"])
+                call.systems.append(SystemRun(
+                    tag=m.group(1), system="gpusched", workers=int(m.group(2)),
+                    makespan_s=float(total) if ok else float(m.group(3)),
+                    done=n - lost if ok else 0, crashed=lost, stopped=0 if ok else n - lost))
+    if not call.systems:
+        raise InputError(f"{folder}: no runs (runs.tar.gz and paper-mix.log hold none)")
+    return call
+
+
+def find_calls(path):
+    """A call folder itself, or every call folder (one holding mix.wl.json) under a folder."""
+    if os.path.exists(os.path.join(path, "mix.wl.json")):
+        return [path]
+    if not os.path.isdir(path):
+        raise InputError(f"{path}: not a folder")
+    found = sorted(d for d, _, names in os.walk(path) if "mix.wl.json" in names)
+    if not found:
+        raise InputError(f"{path}: no paper-mix.sh call folder (with mix.wl.json) under it")
+    return found
+
+
+def _job_index(name):
+    """`mgb batch` names a job NN-program, NN its line in the list (the mix's order)."""
+    m = re.match(r"(\d+)-", name)
+    return int(m.group(1)) if m else None
+
+
+@dataclass
+class SoloTimes:
+    seconds: list     # per job of the mix, in order
+    held: list        # seconds it held its memory (NVML samples; estimated like seconds)
+    measured: int     # how many came from a finished single-assignment job
+    rates: dict       # program -> seconds per predicted GiB, where any job of it was estimated
+
+
+def solo_times(mix, calls):
+    """Each job's solo time in the mix: measured where a single-assignment run finished it,
+    else its program's median seconds per predicted byte times its bytes; None when a program
+    never finished alone."""
+    jobs = mix["mix"]
+    seen = {}
+    for c in calls:
+        for s in c.systems:
+            if s.system != metrics.SINGLE or s.run is None:
+                continue
+            for j in s.run.jobs:
+                i = _job_index(j.name)
+                if j.succeeded and i is not None and i < len(jobs):
+                    seen.setdefault(i, []).append((j.run_s, j.held_s or j.run_s))
+    per_byte = {}
+    for i, times in seen.items():
+        for run_s, held_s in times:
+            per_byte.setdefault(jobs[i]["program"], []).append((run_s / jobs[i]["bytes"], held_s / jobs[i]["bytes"]))
+    seconds, held, rates = [], [], {}
+    for i, j in enumerate(jobs):
+        if i in seen:
+            seconds.append(statistics.median(t for t, _ in seen[i]))
+            held.append(statistics.median(h for _, h in seen[i]))
+            continue
+        rate = per_byte.get(j["program"])
+        if not rate:
+            return None
+        s, h = statistics.median(r for r, _ in rate), statistics.median(r for _, r in rate)
+        rates[j["program"]] = s * metrics.GIB
+        seconds.append(s * j["bytes"])
+        held.append(h * j["bytes"])
+    return SoloTimes(seconds, held, len(seen), rates)
+
+
+def list_schedule(seconds, workers):
+    """First come, first served on `workers` machines: each job to the earliest free one."""
+    free = [0.0] * workers
+    for s in seconds:
+        k = free.index(min(free))
+        free[k] += s
+    return max(free)
+
+
+def bound(mix, solo, node):
+    jobs = [run_files.Job(name=str(i), workload="", memory_bytes=j["bytes"], queued_s=0.0,
+                          started_s=0.0, ended_s=solo.seconds[i], crashed=False, oom=False)
+            for i, j in enumerate(mix["mix"])]
+    times = {str(i): (solo.seconds[i], 0.0, solo.held[i]) for i in range(len(jobs))}
+    return metrics.makespan_lower_bound(jobs, times, node)
+
+
+def _gpus(calls):
+    counts = [len(s.run.samples[0].util) for c in calls for s in c.systems if s.run and s.run.samples]
+    return max(counts) if counts else 2
+
+
+def _shown(folder):
+    """A call folder as the table names it: relative to the working directory when inside it."""
+    rel = os.path.relpath(folder)
+    return folder if rel.startswith("..") else rel
+
+
+def _fmt(x, spec):
+    return "-" if x is None else spec.format(x)
+
+
+def _mix_lines(name, calls, context_bytes):
+    mix = calls[0].mix
+    gpus = _gpus(calls)
+    node = metrics.Node(gpus=gpus, memory_bytes=mix["gpu_gib"] * metrics.GIB, context_bytes=context_bytes)
+    total = sum(j["bytes"] for j in mix["mix"]) / metrics.GIB
+    lines = [f"#### {name}: {len(mix['mix'])} jobs, {total:.0f} GiB predicted "
+             f"({total / (gpus * mix['gpu_gib']):.1f}x {gpus} x {mix['gpu_gib']:g} GiB), "
+             f"large:small {mix['ratio']}, seed {mix.get('seed', '-')}", ""]
+    solo = solo_times(mix, calls)
+    single_full = [s for c in calls for s in c.systems if s.system == metrics.SINGLE and s.complete]
+    if single_full:
+        sa, sa_how = min(s.makespan_s for s in single_full), "measured"
+    elif solo:
+        sa = list_schedule(solo.seconds, gpus)
+        est = len(mix["mix"]) - solo.measured
+        sa_how = (f"worked out from solo times, {solo.measured} measured and {est} estimated ("
+                  + ", ".join(f"{p} {r:.2f} s/GiB" for p, r in sorted(solo.rates.items())) + ")")
+    else:
+        sa, sa_how = None, "no solo time for every program of the mix: one never finished alone in any call"
+    b = bound(mix, solo, node) if solo else None
+    lines += [f"Single-assignment makespan: **{_fmt(sa, '{:.1f} s')}** ({sa_how}). "
+              f"Bound: **{_fmt(b[0] if b else None, '{:.1f} s')}**"
+              + (f" ({b[1]}; " + ", ".join(f"{k} {v:.1f} s" for k, v in b[2].items()) + ")" if b else "")
+              + (" from the same solo times" if solo and solo.measured < len(mix["mix"]) else "") + ".", "",
+              "| call | GPU | system | workers | makespan s | done / lost / stopped | x single | "
+              "x GPU-Sched (same call) | over bound |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    flags = {"single": [], "gpusched": [], "bound": [], "lost": 0}
+    for c in calls:
+        gs = [s for s in c.systems if s.system == "gpusched" and s.complete]
+        gs_best = min((s.makespan_s for s in gs), default=None)
+        for s in c.systems:
+            makespan = f"{s.makespan_s:.1f}" if s.complete else f"> {s.makespan_s:.1f} (stopped)"
+            x_sa = sa / s.makespan_s if sa and s.complete else None
+            x_gs = gs_best / s.makespan_s if gs_best and s.complete and s.system != "gpusched" else None
+            over = s.makespan_s / b[0] - 1 if b and s.complete else None
+            lines.append(f"| {_shown(c.source)} | {c.device} | {s.system} | {s.workers} | {makespan} | "
+                         f"{s.done} / {s.crashed} / {s.stopped} | {_fmt(x_sa, '{:.2f}x')} | "
+                         f"{_fmt(x_gs, '{:.2f}x')} | {_fmt(over, '{:+.0%}')} |")
+            if s.system == "mgb":
+                flags["lost"] += s.crashed
+                if x_sa is not None:
+                    flags["single"].append(x_sa)
+                if x_gs is not None:
+                    flags["gpusched"].append(x_gs)
+                if over is not None:
+                    flags["bound"].append(over)
+    return lines + [""], flags
+
+
+def section(paths, context_bytes):
+    calls = [load_call(folder) for path in paths for folder in find_calls(path)]
+    if not calls:
+        return []
+    by_mix = {}
+    for c in calls:
+        by_mix.setdefault(c.mix_name, []).append(c)
+    lines = ["## Rodinia mixes where memory binds (issue 34)", "",
+             "The paper's seven Rodinia programs with inputs scaled so that jobs need 5-60 GB, mixed "
+             "the way the paper's mixes were (scripts/paper/rodinia-mix.py: large:small ratio, fixed "
+             "seed, sized for a GPU of `--gpu-gib`), run by scripts/paper/paper-mix.sh in one device "
+             "call per row group: GPU-Sched (the paper's prototype, its own build and scheduler), "
+             "and mgbd's policies over the mgb-nvcc build (`single` is single-assignment, `cg:K` "
+             "core-to-GPU, `memory` memory only). Lost: ended without success on their own; "
+             "stopped: cut by the run's time limit. x single and x GPU-Sched divide their makespan "
+             "by the row's (above 1: the row is faster). Commands are in docs/evaluation.md.", ""]
+    aims = {"single": [], "gpusched": [], "bound": [], "lost": 0}
+    for name, group in sorted(by_mix.items()):
+        text, flags = _mix_lines(name, group, context_bytes)
+        lines += text
+        for k in ("single", "gpusched", "bound"):
+            aims[k] += flags[k]
+        aims["lost"] += flags["lost"]
+
+    def worst(values, fmt):
+        return fmt.format(min(values) if values else 0) if values else "not measured"
+
+    lines += ["| aim (issue 34) | target | measured (mgb's worst run) |", "|---|---|---|",
+              f"| mgb vs single-assignment | >= {AIM_VS_SINGLE}x | {worst(aims['single'], '{:.2f}x')} |",
+              f"| mgb vs GPU-Sched, same call | >= {AIM_VS_GPUSCHED}x | "
+              f"{worst(aims['gpusched'], '{:.2f}x')} |",
+              f"| mgb over the bound | <= +{AIM_OVER_BOUND - 1:.0%} | "
+              f"{'{:+.0%}'.format(max(aims['bound'])) if aims['bound'] else 'not measured'} |",
+              f"| jobs lost under mgb | 0 | {aims['lost']} |", ""]
+    return lines
