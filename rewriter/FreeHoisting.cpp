@@ -1,12 +1,11 @@
 #include "FreeHoisting.h"
 
 #include "ExprQueries.h"
+#include "HostWork.h"
 #include "SourceText.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
-
-#include <functional>
 
 namespace mgb::rewriter {
 
@@ -37,7 +36,7 @@ public:
       const Stmt *child = T_.region->body_begin()[lastUse];
       if (const CallExpr *free = freeOf(child))
         frees.emplace_back(child, free);
-      else if (isHostWork(child))
+      else if (isHostWork(child, T_.objects))
         hostWork = hostWork || !frees.empty();
       else
         break;
@@ -131,48 +130,11 @@ private:
     if (!free || cudaNameOfCallee(free->call) != "cudaFree")
       return nullptr;
     bool other = false;
-    visit(child, [&](const Stmt *S) {
+    visitStmts(child, [&](const Stmt *S) {
       if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && !graph_.isAncestor(free->call, DRE))
         other = other || isObject(DRE);
     });
     return other ? nullptr : free->call;
-  }
-
-  // Host work: no use of the task's memory, no CUDA call or launch, no way out of the block.
-  bool isHostWork(const Stmt *child) const {
-    bool ok = true;
-    visit(child, [&](const Stmt *S) {
-      if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt, LabelStmt,
-              CXXThrowExpr, CUDAKernelCallExpr>(S))
-        ok = false;
-      if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && isObject(DRE))
-        ok = false;
-      if (const auto *C = dyn_cast<CallExpr>(S); C && isCudaCall(C))
-        ok = false;
-    });
-    return ok;
-  }
-
-  // Any call into CUDA: the runtime (cudaDestroyTextureObject too), the driver (cu*), a CUDA
-  // library (cuBLAS, thrust...). By name where the callee is not resolved: a user's `cutoff()`
-  // only makes this coarser.
-  static bool isCudaCall(const CallExpr *C) {
-    if (!cudaNameOfCallee(C).empty() || !foreignCallLibrary(C).empty())
-      return true;
-    if (const FunctionDecl *FD = C->getDirectCallee()) {
-      const FunctionDecl *pattern = templatePattern(FD);
-      if (isCudaRuntimeDecl(pattern) || !cudaLibraryOf(pattern).empty())
-        return true;
-    }
-    return calleeName(C).starts_with("cu");
-  }
-
-  static void visit(const Stmt *S, const std::function<void(const Stmt *)> &fn) {
-    if (!S)
-      return;
-    fn(S);
-    for (const Stmt *c : S->children())
-      visit(c, fn);
   }
 
   // The free statement as written, its cudaFree spelled as libmgb's twin (what the renamer

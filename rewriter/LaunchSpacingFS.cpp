@@ -4,6 +4,7 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cctype>
 #include <vector>
 
 namespace mgb::rewriter {
@@ -26,12 +27,27 @@ bool joinTriple(std::string &code, size_t pos, char open) {
   return true;
 }
 
+// `operator<< <2>(os, x)`: a shift operator's template arguments, not a launch (the friend
+// declaration idiom of cuda-api-wrappers and many C++ libraries).
+bool afterOperatorKeyword(const std::string &code, size_t pos) {
+  size_t end = pos;
+  while (end > 0 && isSpace(code[end - 1]))
+    --end;
+  static const std::string keyword = "operator";
+  if (end < keyword.size() || code.compare(end - keyword.size(), keyword.size(), keyword) != 0)
+    return false;
+  size_t start = end - keyword.size();
+  return start == 0 ||
+         !(std::isalnum(static_cast<unsigned char>(code[start - 1])) || code[start - 1] == '_');
+}
+
 } // namespace
 
 std::string normalizeLaunchSpacing(llvm::StringRef input) {
   std::string code = input.str();
   for (size_t pos = code.find("<<"); pos != std::string::npos; pos = code.find("<<", pos + 1)) {
-    if ((pos > 0 && code[pos - 1] == '<') || !joinTriple(code, pos, '<'))
+    if ((pos > 0 && code[pos - 1] == '<') || afterOperatorKeyword(code, pos) ||
+        !joinTriple(code, pos, '<'))
       continue;
     for (size_t close = code.find(">>", pos); close != std::string::npos;
          close = code.find(">>", close + 1))

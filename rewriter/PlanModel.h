@@ -57,6 +57,9 @@ struct Task {
   // probe, and the statements that held them, disabled.
   std::vector<std::string> hoistedFrees;
   std::vector<const clang::Stmt *> disabledFrees;
+  // The begin moved down past the task's first allocations to its memory's first use
+  // (AllocationSinking.h): the pointers those allocations set, bound to the task at the begin.
+  std::vector<const clang::VarDecl *> boundAtBegin;
   // Static tasks: library handles their library calls use that the region does not cover.
   std::vector<std::pair<clang::SourceLocation, std::string>> warnings; // where, what
 };

@@ -12,6 +12,36 @@ using namespace clang;
 
 namespace {
 
+// In a template, a call with a dependent argument stays unresolved and its arguments have no
+// implicit casts; an argument is still only read when every candidate callee takes it by value
+// or const reference (HeCBench scan: `cudaMemcpy(d_in, in, bytes, ...)` on a `T *` between two
+// cudaMalloc(..., bytes) made `bytes` look written).
+bool passedByValue(const CallExpr *CE, const Expr *arg) {
+  const auto *U = dyn_cast<UnresolvedLookupExpr>(CE->getCallee()->IgnoreParenImpCasts());
+  if (!U)
+    return false;
+  unsigned index = 0;
+  while (index < CE->getNumArgs() && CE->getArg(index)->IgnoreParens() != arg)
+    ++index;
+  if (index == CE->getNumArgs())
+    return false;
+  bool any = false;
+  for (const NamedDecl *D : U->decls()) {
+    const FunctionDecl *F = D->getUnderlyingDecl()->getAsFunction();
+    if (!F)
+      return false;
+    if (index >= F->getNumParams()) {
+      if (!F->isVariadic())
+        continue; // not viable for this call
+    } else if (QualType T = F->getParamDecl(index)->getType();
+               T->isReferenceType() && !T.getNonReferenceType().isConstQualified()) {
+      return false;
+    }
+    any = true;
+  }
+  return any;
+}
+
 class ProbeTextRenderer {
 public:
   ProbeTextRenderer(const BodyFacts &facts, const BodyGraph &graph, ASTContext &Ctx)
@@ -71,65 +101,12 @@ public:
   }
 
 private:
-  // A reference that only reads the variable (or a field of it); anything else (assignment,
-  // ++, address taken, non-const reference or member call) may write it.
-  bool onlyReads(const DeclRefExpr *ref) const {
-    // A const variable is never written, whatever is done with it (`&nrow` handed to a
-    // constructor taking `const int64_t *`, HeCBench tensorAccessor).
-    if (const auto *VD = dyn_cast<VarDecl>(ref->getDecl());
-        VD && VD->getType().isConstQualified() && !VD->getType()->isReferenceType())
-      return true;
-    const Expr *child = ref;
-    const Stmt *P = graph_.parentOf(ref);
-    if (const auto *ME = dyn_cast_or_null<MemberExpr>(P)) {
-      child = ME;
-      P = graph_.parentOf(ME);
-    }
-    // A kernel argument is copied into the launch: in a template (SHOC Scan's
-    // `k<T, 256><<<nb, nt>>>(d, nb)`) it has no implicit cast around it, but it is still a read.
-    if (const auto *K = dyn_cast_or_null<CUDAKernelCallExpr>(P))
-      return K->getCallee()->IgnoreParenImpCasts() != ref;
-    if (const auto *CE = dyn_cast_or_null<CallExpr>(P))
-      return passedByValue(CE, child);
-    return isa_and_nonnull<ImplicitCastExpr, CXXConstructExpr>(P);
-  }
-
-  // In a template, a call with a dependent argument stays unresolved and its arguments have no
-  // implicit casts; an argument is still only read when every candidate callee takes it by value
-  // or const reference (HeCBench scan: `cudaMemcpy(d_in, in, bytes, ...)` on a `T *` between two
-  // cudaMalloc(..., bytes) made `bytes` look written).
-  static bool passedByValue(const CallExpr *CE, const Expr *arg) {
-    const auto *U = dyn_cast<UnresolvedLookupExpr>(CE->getCallee()->IgnoreParenImpCasts());
-    if (!U)
-      return false;
-    unsigned index = 0;
-    while (index < CE->getNumArgs() && CE->getArg(index)->IgnoreParens() != arg)
-      ++index;
-    if (index == CE->getNumArgs())
-      return false;
-    bool any = false;
-    for (const NamedDecl *D : U->decls()) {
-      const FunctionDecl *F = D->getUnderlyingDecl()->getAsFunction();
-      if (!F)
-        return false;
-      if (index >= F->getNumParams()) {
-        if (!F->isVariadic())
-          continue; // not viable for this call
-      } else if (QualType T = F->getParamDecl(index)->getType();
-                 T->isReferenceType() && !T.getNonReferenceType().isConstQualified()) {
-        return false;
-      }
-      any = true;
-    }
-    return any;
-  }
-
   // Variables never written after their initialisation (safe to evaluate their initialiser early).
   bool neverWritten(const VarDecl *v) {
     if (v->getType()->isDependentType() || v->getType()->isReferenceType())
       return false;
     for (const DeclRefExpr *use : facts_.refsOf(v))
-      if (!onlyReads(use))
+      if (!onlyReads(use, graph_))
         return false;
     return true;
   }
@@ -141,7 +118,7 @@ private:
   bool writtenInTaskBefore(const VarDecl *v, const DeclRefExpr *use, const Task &T) {
     SourceLocation useAt = SM_.getExpansionLoc(use->getBeginLoc());
     for (const DeclRefExpr *ref : facts_.refsOf(v)) {
-      if (ref == use || onlyReads(ref) || !graph_.isAncestor(T.region, ref))
+      if (ref == use || onlyReads(ref, graph_) || !graph_.isAncestor(T.region, ref))
         continue;
       size_t i = graph_.childIndex(T.region, ref);
       if (i < T.first || i > T.last)
@@ -234,6 +211,27 @@ private:
 };
 
 } // namespace
+
+bool onlyReads(const DeclRefExpr *ref, const BodyGraph &graph) {
+  // A const variable is never written, whatever is done with it (`&nrow` handed to a
+  // constructor taking `const int64_t *`, HeCBench tensorAccessor).
+  if (const auto *VD = dyn_cast<VarDecl>(ref->getDecl());
+      VD && VD->getType().isConstQualified() && !VD->getType()->isReferenceType())
+    return true;
+  const Expr *child = ref;
+  const Stmt *P = graph.parentOf(ref);
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(P)) {
+    child = ME;
+    P = graph.parentOf(ME);
+  }
+  // A kernel argument is copied into the launch: in a template (SHOC Scan's
+  // `k<T, 256><<<nb, nt>>>(d, nb)`) it has no implicit cast around it, but it is still a read.
+  if (const auto *K = dyn_cast_or_null<CUDAKernelCallExpr>(P))
+    return K->getCallee()->IgnoreParenImpCasts() != ref;
+  if (const auto *CE = dyn_cast_or_null<CallExpr>(P))
+    return passedByValue(CE, child);
+  return isa_and_nonnull<ImplicitCastExpr, CXXConstructExpr>(P);
+}
 
 std::string renderProbeText(Task &T, const BodyFacts &facts, const BodyGraph &graph,
                             ASTContext &Ctx) {

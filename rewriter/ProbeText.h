@@ -19,6 +19,10 @@ namespace mgb::rewriter {
 std::string renderProbeText(Task &T, const BodyFacts &facts, const BodyGraph &graph,
                             clang::ASTContext &Ctx);
 
+// A reference that only reads the variable (or a field of it); anything else (assignment, ++,
+// address taken, non-const reference or member call) may write it.
+bool onlyReads(const clang::DeclRefExpr *ref, const BodyGraph &graph);
+
 // The kernel expression text for `(const void *)K`: the callee as spelled, or "nullptr" when it
 // cannot be named (a template whose arguments are deduced).
 std::string kernelText(const clang::CUDAKernelCallExpr *call, const clang::SourceManager &SM,

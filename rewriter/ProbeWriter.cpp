@@ -77,11 +77,12 @@ private:
                                                 "_scope() { mgb_task_end(t); } } " + guard + "{" +
                                                 var + "};\n" + indent
                                           : "";
+    const std::string site = siteOf(firstLaunch->expr()->getBeginLoc(), SM_);
     edits_.insert(begin,
                   "mgb_task " + var + " = mgb_task_begin(" + T.sizeText + ", " + dim(T.gridText) +
                       ", " + dim(T.blockText) + ", (const void *)" +
                       (LO_.CPlusPlus || T.kernelText != "nullptr" ? T.kernelText : "0") + ", \"" +
-                      siteOf(firstLaunch->expr()->getBeginLoc(), SM_) + "\");\n" + indent + scope,
+                      site + "\");\n" + indent + scope + bindAtBegin(T, var, site, indent),
                   SM_);
     std::string end = "mgb_task_end(" + var + ");";
     if (T.endsAtScopeExit)
@@ -115,10 +116,27 @@ private:
                                     : "")
              << (T.endsAtScopeExit ? " (a return inside a macro: a guard ends it on leaving)" : "")
              << "\n";
+    if (!T.boundAtBegin.empty())
+      explain_ << "    allocations: " << T.boundAtBegin.size()
+               << " passed over, past host work: the task begins at the memory's first use\n";
     if (!T.disabledFrees.empty())
       explain_ << "    frees: " << T.disabledFrees.size() << " moved up from "
                << siteOf(T.disabledFrees.front()->getBeginLoc(), SM_)
                << ", past host work, to the memory's last use\n";
+  }
+
+  // The begin moved down to the memory's first use (AllocationSinking.h) binds the pointers the
+  // allocations above it set (reserved addresses, no memory yet) to the task, in one go.
+  static std::string bindAtBegin(const Task &T, const std::string &var, const std::string &site,
+                                 const std::string &indent) {
+    if (T.boundAtBegin.empty())
+      return "";
+    std::vector<std::string> pointers;
+    for (const VarDecl *v : T.boundAtBegin)
+      pointers.push_back(v->getNameAsString());
+    return "{ const void *" + var + "_memory[] = {" + llvm::join(pointers, ", ") +
+           "}; mgb_prepare_pointers(\"" + site + "\", " + std::to_string(pointers.size()) + ", " +
+           var + "_memory); }\n" + indent;
   }
 
   // A grid or block for mgb_task_begin: `mgb_dim(g)` (mgb.h's C++ overload set) in C++; a C
@@ -199,6 +217,20 @@ private:
       const Expr *arg = L.call->getArg(i);
       if (!ok || !wantsArg(arg, Ctx_, inFile))
         continue;
+      // A parameter pack forwarded (`k<<<g, b>>>(n, args...)`, moderngpu's cta_launch): each
+      // element goes through mgb_arg (`mgb_arg(args)...`) and the prepare gets the pack itself;
+      // never hoisted (a pack is not one value). A pattern other than the pack's name could run
+      // twice, so such a launch is left to eager binding.
+      if (const auto *pack = dyn_cast<PackExpansionExpr>(arg->IgnoreParens())) {
+        const auto *name = dyn_cast<DeclRefExpr>(pack->getPattern()->IgnoreParenImpCasts());
+        std::optional<CharSourceRange> r = name ? range(name) : std::nullopt;
+        ok = r.has_value();
+        if (ok) {
+          args.emplace_back(*r, textOf(*r, SM_, LO_));
+          prepareArgs.push_back(args.back().second + "...");
+        }
+        continue;
+      }
       std::optional<CharSourceRange> r = range(arg);
       ok = r.has_value();
       if (!ok)

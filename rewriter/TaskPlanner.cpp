@@ -4,6 +4,7 @@
 #include "BodyFacts.h"
 #include "BodyGraph.h"
 #include "ExprQueries.h"
+#include "AllocationSinking.h"
 #include "FreeHoisting.h"
 #include "LaunchObjects.h"
 #include "RegionPlacer.h"
@@ -38,9 +39,12 @@ public:
         tasks.push_back(evaluate(g, forcedLazy));
       if (mergeOverlapping(tasks, groups) || demoteCovering(tasks, forcedLazy))
         continue;
-      // Compiler guidance, once the regions are final: frees move up to the last use.
-      for (Task &T : tasks)
+      // Compiler guidance, once the regions are final: frees move up to the last use, the begin
+      // down to the first.
+      for (Task &T : tasks) {
         hoistFrees(T, facts_, graph_, Ctx_);
+        sinkAllocations(T, facts_, graph_, Ctx_);
+      }
       plan_.tasks = std::move(tasks);
       return;
     }

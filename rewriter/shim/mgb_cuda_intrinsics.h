@@ -22,6 +22,15 @@
  * (`#ifdef __NVCC__`, then a launch before the definition: a round-8 program), so the parse must
  * see it too. Defined here, after clang's CUDA wrapper has read the toolkit's headers; the golden
  * inputs rewrite the same with it as without. */
+/* CCCL (thrust, CUB, libcu++) asks which compiler parses it and shapes its declarations to the
+ * answer. Told NVCC, under NDEBUG it redeclares __assert_fail __host__ __device__, which clang's
+ * CUDA wrapper declared __device__ ("cannot overload"): every thrust or CUB source of a CMake
+ * Release build did not parse (round 12, stdgpu). Its detection is read here, while the parse
+ * is still plainly clang's CUDA (the header has an include guard and includes only its
+ * preprocessor helpers); the program's own code sees __NVCC__. */
+#if __has_include(<cuda/std/__cccl/compiler.h>)
+#include <cuda/std/__cccl/compiler.h>
+#endif
 #ifndef __NVCC__
 #define __NVCC__ 1
 #endif

@@ -37,6 +37,9 @@ struct SessionConfig {
   // and on a full GPU it waits behind larger grows (the evaluation lost a 91 GiB job to an
   // 8-byte one). CUDA rounds such allocations up to 2 MiB pages anyway.
   size_t task_slack_bytes = size_t(2) << 20;
+  // Mapped granules on each side of every span of reserved addresses (runtime_spans.cpp): an access
+  // just past a buffer's ends lands in memory, as it does next to cudaMalloc's allocations.
+  size_t span_margin_granules = 1;
   // Host bytes a copy into device memory may have for them to be scanned for stand-in
   // addresses (a host array of device pointers must reach the device translated); larger copies
   // go as they are. 1 MiB holds 131,072 pointers, more than batched library calls take; input

@@ -169,6 +169,11 @@ TEST_CASE("the `<< <` spacing is shown to clang as `<<<` with offsets kept", "[r
   std::string out = mgb::rewriter::normalizeLaunchSpacing(in);
   CHECK(out == "k<T><<< g, b>>> (x); a = b >> c; v<w<int>> > z;");
   CHECK(out.size() == in.size());
+  // A shift operator's template arguments (cuda-api-wrappers' friend declarations) stay.
+  const std::string shift = "friend S& operator<< <2>(S&, const T<2>&); x.operator << <1>(s);";
+  CHECK(mgb::rewriter::normalizeLaunchSpacing(shift) == shift);
+  CHECK(mgb::rewriter::normalizeLaunchSpacing("my_operator<< <g, b>> >(x);") ==
+        "my_operator<<< g, b>>> (x);");
 }
 
 TEST_CASE("a braced grid or block is typed dim3, nowhere else", "[rewriter]") {

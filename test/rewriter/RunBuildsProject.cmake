@@ -109,6 +109,20 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "mgb-nvcc -ccbin mgb-c++ failed (${rc}):\n${err}")
 endif()
 expect_symbols("wrapped.o;U mgb_cudaMalloc" "ccbin.o;U mgb_launch_prepare")
+# The real nvcc running mgb-cc as its host compiler (CMake's FindCUDA configured with
+# CMAKE_C_COMPILER=mgb-cc; round 12): nvcc's preprocessing and host steps pass through, strictly,
+# and the object is nvcc's own (nothing rewritten: the build chose the real nvcc).
+execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1
+                        ${NVCC} -ccbin ${MGB_CC} -gencode arch=compute_90,code=sm_90
+                        -std=c++11 -Isrc -c src/kernels.cu -o ccbin_real.o
+                WORKING_DIRECTORY ${OUT} TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR err MATCHES "mgb-cc")
+  message(FATAL_ERROR "nvcc -ccbin mgb-cc failed or mgb-cc spoke (${rc}):\n${err}")
+endif()
+symbols(ccbin_real.o syms)
+if(syms MATCHES "mgb_")
+  message(FATAL_ERROR "nvcc -ccbin mgb-cc: ccbin_real.o should hold no mgb_ symbol:\n${syms}")
+endif()
 
 # A .cu that includes a .cu from a sibling directory (`#include "../lib/step.cu"`): outside the
 # root the driver derives from its sources, that launch is reported and the program binds eagerly;

@@ -487,3 +487,73 @@ TEST_CASE("a small buffer bound to a placed task on a full GPU fits its slack: n
   CHECK(rt.TaskOf(counter) == rt.TaskOf(data));
   CHECK(rt.ReservedBytes(rt.TaskOf(data)) == ours);  // not grown
 }
+
+TEST_CASE("allocations before a static begin are bound to its task there, counted once",
+          "[runtime][lazy]") {
+  // The rewriter moves a static begin past the task's own allocations to the memory's first use
+  // (docs/rewriter.md, "The begin at the memory's first use"): the allocations are lazy, the
+  // begin asks for their bytes, and mgb_prepare_pointers binds them to it before the first launch.
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  auto config = TestConfig(mgbd.socket());
+  config.task_slack_bytes = 0;
+  ManagedRuntime m(mgbd, 2, config);
+  auto &rt = *m.runtime;
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&a), 4 * kMiB) == cudaSuccess);
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&b), 4 * kMiB) == cudaSuccess);
+  CHECK(rt.IsStandIn(a));
+  CHECK(mgbd.Status().tasks_size() == 0);  // host work here holds no GPU memory
+  CHECK(m.fake.Calls().empty());
+
+  mgb_task task = rt.TaskBegin(8 * kMiB, kWide, kBlock, nullptr, "sunk.cu:9");
+  REQUIRE(task != 0);
+  const uint64_t reserved = rt.ReservedBytes(task);
+  const void *pointers[] = {a, b};
+  REQUIRE(rt.PreparePointers("sunk.cu:9", 2, pointers) == cudaSuccess);
+  CHECK(rt.TaskOf(a) == task);
+  CHECK(rt.TaskOf(b) == task);
+  CHECK(rt.ReservedBytes(task) == reserved);  // within the begin's bytes: not grown
+  REQUIRE(mgbd.Status().tasks_size() == 1);
+  int device = rt.DeviceOfTask(task);
+  CHECK(m.fake.DeviceOf(a) == device);
+  CHECK(m.fake.DeviceOf(b) == device);
+  // The task's own allocation after the begin joins it as before.
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&c), kMiB) == cudaSuccess);
+  CHECK_FALSE(rt.IsStandIn(c));
+  RegisterAdd(m.fake);
+  void *args[] = {&a, &b, &c};
+  REQUIRE(rt.LaunchKernel(reinterpret_cast<const void *>(&AddKernel), dim3(1), dim3(kN), args, 0,
+                          nullptr) == cudaSuccess);
+  rt.Free(a);
+  rt.Free(b);
+  rt.Free(c);
+  rt.TaskEnd(task);
+  CHECK(mgbd.Status().tasks_size() == 0);
+  CHECK(m.fake.LiveAllocations() == 0);
+}
+
+TEST_CASE("a buffer with reserved addresses has mapped memory just past both of its ends",
+          "[runtime][lazy]") {
+  // Rodinia srad_v2 reads a row before and a row after its image; next to cudaMalloc's
+  // allocations that is memory, and it must stay memory at reserved addresses (measured: without
+  // margins every srad_v2 job faulted).
+  MgbdProcess mgbd({1024 * kMiB, 1024 * kMiB});
+  auto config = TestConfig(mgbd.socket());
+  config.span_margin_granules = 1;
+  ManagedRuntime m(mgbd, 2, config);
+  auto &rt = *m.runtime;
+  char *big = nullptr, *small = nullptr;
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&big), 3 * 4096 + 5) == cudaSuccess);
+  REQUIRE(rt.Malloc(reinterpret_cast<void **>(&small), 64) == cudaSuccess);
+  REQUIRE(Prepare(rt, nullptr, kOne, {&big, &small}, {sizeof big, sizeof small}) == cudaSuccess);
+  const int device = rt.DeviceOfTask(rt.TaskOf(big));
+  for (char *p : {big - 1, big - 4096, big + 3 * 4096 + 5, big + 5 * 4096 - 1, small - 1,
+                  small + 64, small + 4096 - 1})
+    CHECK(m.fake.DeviceOf(p) == device);
+  // The margins are part of what the task holds: (4 pages + 2) + (1 page + 2), plus the heap.
+  CHECK(mgbd.Status().tasks(0).memory_bytes() == (6 + 3) * 4096 + mgb::runtime::kDefaultHeapBytes);
+  rt.Free(big);
+  rt.Free(small);
+  CHECK(mgbd.Status().tasks_size() == 0);
+  CHECK(m.fake.LiveAllocations() == 0);
+}

@@ -70,6 +70,7 @@ runtime::SessionConfig TestConfig(const std::string &socket, runtime::FailurePol
   config.connect_timeout = std::chrono::milliseconds(1000);
   config.program = "runtime-test";
   config.task_slack_bytes = 0;  // the tests' byte arithmetic is exact; the slack's own test sets it
+  config.span_margin_granules = 0;  // likewise; the margins' own test sets them
   return config;
 }
 

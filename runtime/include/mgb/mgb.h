@@ -282,15 +282,23 @@ inline T arg(const T &value, std::integral_constant<int, 1>) {
   mgb_translate_words(&copy, sizeof(T));
   return copy;
 }
-template <class T>
-inline T arg(const T &value, std::integral_constant<int, 2>) {
-  return value;
-}
 } /* namespace mgb_detail */
 
 template <class T>
-inline T mgb_arg(const T &value) {
-  return mgb_detail::arg(value, std::integral_constant<int, mgb_detail::arg_kind<T>::value>());
+inline typename std::enable_if<mgb_detail::arg_kind<typename std::decay<T>::type>::value != 2,
+                               typename std::decay<T>::type>::type
+mgb_arg(T &&value) {
+  typedef typename std::decay<T>::type V;
+  return mgb_detail::arg<V>(value, std::integral_constant<int, mgb_detail::arg_kind<V>::value>());
+}
+/* Anything else is the argument itself, as given: the launch copies it as it would have (a class
+ * whose only copy constructor takes a non-const reference, SlabHash's contexts, copies from the
+ * lvalue the program wrote). */
+template <class T>
+inline typename std::enable_if<mgb_detail::arg_kind<typename std::decay<T>::type>::value == 2,
+                               T &&>::type
+mgb_arg(T &&value) {
+  return std::forward<T>(value);
 }
 
 /* mgb_prepare(grid, block, kernel, site, args...): mgb_launch_prepare with the arguments' values.
