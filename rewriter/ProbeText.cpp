@@ -2,9 +2,11 @@
 
 #include "SourceText.h"
 
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 
 #include <functional>
+#include <vector>
 
 namespace mgb::rewriter {
 
@@ -253,6 +255,32 @@ bool isOverloaded(const NamedDecl *D) {
       return true;
   return false;
 }
+// A kernel template named with explicit arguments that leave some of its parameters to deduction
+// from the launch's arguments (moderngpu: `launch_box_cta_k<launch_box, func_t><<<...>>>(f, n,
+// args...)`, a trailing pack): `(const void *)k<A, B>` alone would name another specialization
+// (an empty pack) and instantiate it, which need not compile.
+bool leavesParametersToDeduction(const Expr *callee) {
+  unsigned given = 0;
+  std::vector<const FunctionTemplateDecl *> templates;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(callee)) {
+    given = DRE->getNumTemplateArgs();
+    if (const auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl()))
+      if (const FunctionTemplateDecl *T = FD->getPrimaryTemplate())
+        templates.push_back(T);
+  } else if (const auto *U = dyn_cast<UnresolvedLookupExpr>(callee)) {
+    given = U->getNumTemplateArgs();
+    for (const NamedDecl *D : U->decls())
+      if (const auto *T = dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl()))
+        templates.push_back(T);
+  }
+  for (const FunctionTemplateDecl *T : templates) {
+    const TemplateParameterList *params = T->getTemplateParameters();
+    if (params->hasParameterPack() || params->size() != given)
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 std::string kernelText(const CUDAKernelCallExpr *call, const SourceManager &SM,
@@ -270,6 +298,8 @@ std::string kernelText(const CUDAKernelCallExpr *call, const SourceManager &SM,
     return "nullptr";
   }
   if (deduced && !explicitArgs)
+    return "nullptr";
+  if (deduced && leavesParametersToDeduction(callee))
     return "nullptr";
   // `(const void *)name` cannot pick one of several functions of that name (a kernel and a host
   // function sharing it, two kernel overloads: a round-8 program); the kernel is optional.

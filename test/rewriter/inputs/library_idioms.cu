@@ -77,16 +77,18 @@ static void launchContext(Holder &h) {
 }
 
 // A launcher forwarding a parameter pack (moderngpu's cta_launch): every element goes through
-// mgb_arg and the prepare sees the pack.
-template <typename... Args> __global__ void packed(int n, Args... args) {
+// mgb_arg and the prepare sees the pack. The kernel is named with its first template argument
+// only, the pack left to deduction: `(const void *)packed<3>` would name another kernel (an
+// empty pack), so the prepare names none.
+template <int Scale, typename... Args> __global__ void packed(int n, Args... args) {
   int *out[] = {args...};
   if ((int)threadIdx.x < n)
-    out[0][threadIdx.x] = 3 * threadIdx.x;
+    out[0][threadIdx.x] = Scale * threadIdx.x;
 }
 template <typename... Args> void launchPacked(int n, Args... args) {
   // CHECK: mgb_prepare(mgb_dim(1), mgb_dim(32), (const void *)nullptr, "library_idioms.cu:[[@LINE+2]]", args...);
-  // CHECK-NEXT: packed<<<1, 32>>>(n, mgb_arg(args)...);
-  packed<<<1, 32>>>(n, args...);
+  // CHECK-NEXT: packed<3><<<1, 32>>>(n, mgb_arg(args)...);
+  packed<3><<<1, 32>>>(n, args...);
 }
 
 int main() {
