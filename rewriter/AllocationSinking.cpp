@@ -20,8 +20,8 @@ namespace {
 // failure, which touches no memory.
 bool isErrorReport(const CallExpr *C) {
   llvm::StringRef name = calleeName(C);
-  return name == "cudaGetErrorString" || name == "cudaGetErrorName" ||
-         name == "cudaGetLastError" || name == "cudaPeekAtLastError";
+  return name == "cudaGetErrorString" || name == "cudaGetErrorName" || name == "cudaGetLastError" ||
+         name == "cudaPeekAtLastError";
 }
 
 class Sinker {
@@ -75,8 +75,8 @@ private:
     for (const MemOp *op : T_.ops) {
       if (!graph_.isAncestor(child, op->call))
         continue;
-      if (op->kind != OpKind::Alloc || cudaNameOfCallee(op->call) != "cudaMalloc" ||
-          !op->object || !op->object->getType()->isPointerType())
+      if (op->kind != OpKind::Alloc || cudaNameOfCallee(op->call) != "cudaMalloc" || !op->object ||
+          !op->object->getType()->isPointerType())
         return false;
       allocs.push_back(op);
     }
@@ -94,11 +94,10 @@ private:
         if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
             V && T_.objects.count(V) && !insideAlloc(DRE))
           ok = false;
-      if (const auto *C = dyn_cast<CallExpr>(S); C && isCudaCall(C) && !isErrorReport(C) &&
-                                                  std::none_of(allocs.begin(), allocs.end(),
-                                                               [&](const MemOp *op) {
-                                                                 return op->call == C;
-                                                               }))
+      if (const auto *C = dyn_cast<CallExpr>(S);
+          C && isCudaCall(C) && !isErrorReport(C) &&
+          std::none_of(allocs.begin(), allocs.end(),
+                       [&](const MemOp *op) { return op->call == C; }))
         ok = false;
     });
     if (ok)

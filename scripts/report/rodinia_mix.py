@@ -59,6 +59,7 @@ class Call:
     device: str
     mix: dict          # mix.wl.json
     systems: list = field(default_factory=list)
+    note: str = ""     # note.txt beside the results: what the table must say about this call
 
     @property
     def mix_name(self):
@@ -115,6 +116,10 @@ def load_call(folder):
     except (OSError, json.JSONDecodeError) as e:
         raise InputError(f"{mix_path}: cannot read ({e})") from e
     call = Call(source=folder, device=_device(folder), mix=mix)
+    note = os.path.join(folder, "note.txt")
+    if os.path.exists(note):
+        with open(note) as f:
+            call.note = " ".join(f.read().split())
     for tag, run in _eval_runs(folder):
         s = _system_of(run)
         s.tag = tag
@@ -178,7 +183,8 @@ def solo_times(mix, calls):
             for j in s.run.jobs:
                 i = _job_index(j.name)
                 if j.succeeded and i is not None and i < len(jobs):
-                    seen.setdefault(i, []).append((j.run_s, j.held_s or j.run_s))
+                    # Held: what NVML saw it hold (0 without samples: a bound never guesses up).
+                    seen.setdefault(i, []).append((j.run_s, j.held_s))
     per_byte = {}
     for i, times in seen.items():
         for run_s, held_s in times:
@@ -267,8 +273,12 @@ def _mix_lines(name, calls, context_bytes):
             x_sa = sa / s.makespan_s if sa and s.complete else None
             x_gs = gs_best / s.makespan_s if gs_best and s.complete and s.system != "gpusched" else None
             over = s.makespan_s / b[0] - 1 if b and s.complete else None
-            lines.append(f"| {_shown(c.source)} | {c.device} | {s.system} | {s.workers} | {makespan} | "
-                         f"{s.done} / {s.crashed} / {s.stopped} | {_fmt(x_sa, '{:.2f}x')} | "
+            # A GPU-Sched run stopped by its limit: its log does not say how many were done.
+            counts = (f"{s.done} / {s.crashed} / {s.stopped}" if s.complete or s.run is not None
+                      else f"- / {s.crashed} / -")
+            where = _shown(c.source) + (f" ({c.note})" if c.note else "")
+            lines.append(f"| {where} | {c.device} | {s.system} | {s.workers} | {makespan} | "
+                         f"{counts} | {_fmt(x_sa, '{:.2f}x')} | "
                          f"{_fmt(x_gs, '{:.2f}x')} | {_fmt(over, '{:+.0%}')} |")
             if s.system == "mgb":
                 flags["lost"] += s.crashed

@@ -134,9 +134,14 @@ def _real_job(j, where, interrupted):
                started_s=_number(j, "started_s", where), ended_s=_number(j, "ended_s", where),
                crashed=bool(_need(j, "crashed", where)) and not stopped,
                oom=bool(j.get("oom", False)), stopped=stopped,
-               kernels_ms=kernels, held_s=_held_s(j.get("memory_samples", []),
-                                                  int(j.get("memory_bytes", 0)), where),
+               kernels_ms=kernels, held_s=_held_s(j.get("memory_samples", []), _footprint(j), where),
                waits_ms=_waits_ms(j, where))
+
+
+def _footprint(j):
+    """What a job holds at its peak: its declared memory, else the peak NVML saw (a job list
+    without sizes, such as paper-mix.sh's)."""
+    return int(j.get("memory_bytes", 0)) or int(j.get("peak_memory_bytes", 0))
 
 
 def _waits_ms(j, where):

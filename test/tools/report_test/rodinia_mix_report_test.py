@@ -72,6 +72,8 @@ class RodiniaMixReportTest(unittest.TestCase):
             "cg-2-w4": run("cg:2", 4, [job(0, "A", 0, 3, crashed=True), job(1, "A", 0, 30),
                                        job(2, "B", 0, 5)]),
         }, [])
+        with open(os.path.join(self.calls, "call2", "note.txt"), "w") as f:
+            f.write("an older build:\nsee its log\n")
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -106,7 +108,8 @@ class RodiniaMixReportTest(unittest.TestCase):
         self.assertEqual(single[4:], ["> 12.0 (stopped)", "1 / 0 / 2", "-", "-", "-"])
         gs = self.row(text, "call1", "gpusched")
         self.assertEqual(gs[4:7], ["24.0", "3 / 0 / 0", "0.83x"])
-        cg = self.row(text, "call2", "cg:2")
+        self.assertIn("call2 (an older build: see its log) |", text)
+        cg = self.row(text, "call2 (an older build: see its log)", "cg:2")
         self.assertEqual(cg[5], "2 / 1 / 0")  # lost, not stopped: it crashed on its own
         self.assertEqual(cg[7], "-")  # no GPU-Sched run in that call
         self.assertIn("| mgb vs GPU-Sched, same call | >= 1.3x | 1.09x |", text)
