@@ -119,6 +119,14 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1
 if(NOT rc EQUAL 0 OR err MATCHES "mgb-cc")
   message(FATAL_ERROR "nvcc -ccbin mgb-cc failed or mgb-cc spoke (${rc}):\n${err}")
 endif()
+# MGB_ROOT with a source under another top-level directory (CMake's own compiler check, as a
+# configure with MGB_ROOT set runs it): the root widens to / and stops there (it looped forever).
+execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_ROOT=${OUT}/src
+                        ${MGB_NVCC} -c ${CMAKE_ROOT}/Modules/CMakeCUDACompilerABI.cu -o abi.o
+                WORKING_DIRECTORY ${OUT} TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "MGB_ROOT with a source outside it (${rc}):\n${err}")
+endif()
 symbols(ccbin_real.o syms)
 if(syms MATCHES "mgb_")
   message(FATAL_ERROR "nvcc -ccbin mgb-cc: ccbin_real.o should hold no mgb_ symbol:\n${syms}")
