@@ -49,11 +49,9 @@ public:
         break;
       passedWork = passedWork || (allocated && doesWork(child));
     }
+    // (No return lies among the statements passed over: both tests above refuse one.)
     if (!passedWork || at > T_.last)
       return;
-    for (const ReturnStmt *R : T_.exits)
-      if (graph_.childIndex(T_.region, R) < at)
-        return;
     if (!readsHoldAt(passed, from, at))
       return;
     Task moved = T_;

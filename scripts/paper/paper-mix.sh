@@ -320,14 +320,16 @@ run_mgb() {
     >"$R/$tag.log" 2>&1
   local json; json=$(ls "$R/mgb-runs/$tag"/*.json 2>/dev/null | head -1)
   local line
-  line=$(python3 - "$json" <<'PY'
+  line=$(python3 - "$json" "$HERE/../report" <<'PY'
 import json, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+import runs  # scripts/report/runs.py: what an interrupted run's stopped jobs are
 try:
     d = json.load(open(sys.argv[1])); s = d["summary"]
     # A run stopped by its time limit SIGTERMs its running jobs and never starts the rest: those
     # are stopped, not lost.
-    stopped = sum(1 for j in d["jobs"] if d.get("interrupted") and
-                  (j.get("signal") == 15 or j.get("ended_s", -1) < 0)) if d.get("interrupted") else 0
+    stopped = runs.runs_of(d, sys.argv[1])[0].stopped
     print(f"makespan_s={s['makespan_s']:.1f} lost={s['crashed'] + s['not_run'] - stopped} "
           f"stopped={stopped} mean_turnaround_s={s['mean_turnaround_s']:.1f} "
           f"order={d.get('order', 'fifo')}")

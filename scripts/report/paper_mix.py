@@ -11,7 +11,7 @@ AIM_OVER_BOUND = 1.05   # issue 19: mgb's makespan at most 1.05x the bound
 AIM_VS_GPUSCHED = 0.15  # and at least 15% faster than GPU-Sched in the same call
 
 _STAMP = r"^\[\s*\d+s\] "
-_PATTERNS = {  # kind -> regex over one of paper-mix.sh's log lines (load_call reads the groups)
+LINE_PATTERNS = {  # kind -> regex over one of paper-mix.sh's log lines (load_call reads the groups)
     "bound": re.compile(_STAMP + r"(bound(?:-\d+)?): srad_v1 \S+ alone, as written: ([\d.]+) s, exit (\d+)"),
     "gpusched": re.compile(_STAMP + r"(gpusched-w(\d+)(?:-\d+)?): wall ([\d.]+) s, workloader's "
                            r"TOTAL_EXPERIMENT_TIME (\S+), jobs lost (\d+), exit (\d+)"),
@@ -67,7 +67,7 @@ class MixCall:
         return min(r.makespan_s for r in runs) if runs else None
 
 
-def _device(path, lines):
+def device_of(path, lines):
     """The GPU's name, from machine.txt beside the log or the log's own machine line."""
     texts = lines[:1]
     beside = os.path.join(os.path.dirname(path), "machine.txt")
@@ -107,24 +107,24 @@ def load_call(path):
             lines = f.read().splitlines()
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})")
-    call = MixCall(source=path, device=_device(path, lines))
+    call = MixCall(source=path, device=device_of(path, lines))
     for line in lines:
-        m = _PATTERNS["bound"].match(line)
+        m = LINE_PATTERNS["bound"].match(line)
         if m:
             call.runs.append(MixRun(m.group(1), "bound", 0, float(m.group(2)), 0, m.group(3) == "0"))
             continue
-        m = _PATTERNS["gpusched"].match(line)
+        m = LINE_PATTERNS["gpusched"].match(line)
         if m:
             total = m.group(4)
             ok = m.group(6) == "0" and total != "none"
             makespan = float(total) if ok else float(m.group(3))
             call.runs.append(MixRun(m.group(1), "gpusched", int(m.group(2)), makespan, int(m.group(5)), ok))
             continue
-        m = _PATTERNS["mgb"].match(line)
+        m = LINE_PATTERNS["mgb"].match(line)
         if m:
             call.runs.append(MixRun(m.group(1), m.group(2), int(m.group(3)), float(m.group(4)), int(m.group(5))))
             continue
-        m = _PATTERNS["blind"].match(line)
+        m = LINE_PATTERNS["blind"].match(line)
         if m:
             call.runs.append(MixRun(m.group(1), "blind", int(m.group(2)), float(m.group(3)),
                                     int(m.group(4)) + int(m.group(5))))

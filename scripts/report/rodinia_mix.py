@@ -23,15 +23,12 @@ import tarfile
 from dataclasses import dataclass, field
 
 import metrics
+import paper_mix
 import runs as run_files
 
 AIM_VS_SINGLE = 2.5    # issue 34: mgb >= 2.5x single-assignment
 AIM_VS_GPUSCHED = 1.3  # and >= 1.3x GPU-Sched
 AIM_OVER_BOUND = 1.15  # within 15% of the bound
-
-_GPUSCHED = re.compile(r"^\[\s*\d+s\] (gpusched-w(\d+)(?:-\d+)?): wall ([\d.]+) s, workloader's "
-                       r"TOTAL_EXPERIMENT_TIME (\S+), jobs lost (\d+), exit (\d+)")
-
 
 class InputError(Exception):
     """A call folder that cannot be read; the message names the file."""
@@ -67,17 +64,6 @@ class Call:
         return f"rodinia-{m['gpu_gib']:g}-{m['jobs']}-{m['ratio'].replace(':', 'to')}"
 
 
-def _device(folder):
-    for name in ("machine.txt", "paper-mix.log"):
-        path = os.path.join(folder, name)
-        if os.path.exists(path):
-            with open(path, errors="replace") as f:
-                m = re.search(r"NVIDIA [A-Z]\d+[A-Za-z0-9 ]*?(?=[,|\n]|  )", f.read())
-            if m:
-                return m.group(0).strip()
-    return "-"
-
-
 def _eval_runs(folder):
     """eval.sh's runs from runs.tar.gz: (paper-mix.sh's tag, runs.Run)."""
     path = os.path.join(folder, "runs.tar.gz")
@@ -100,9 +86,8 @@ def _eval_runs(folder):
 
 
 def _system_of(run):
-    stopped = sum(j.stopped or not j.finished for j in run.jobs) if run.interrupted else 0
     return SystemRun(tag="", system=run.policy, workers=run.workers, makespan_s=run.makespan_s,
-                     done=run.succeeded, crashed=run.crashed, stopped=stopped, run=run)
+                     done=run.succeeded, crashed=run.crashed, stopped=run.stopped, run=run)
 
 
 def load_call(folder):
@@ -115,7 +100,12 @@ def load_call(folder):
                 raise InputError(f"{mix_path}: missing field '{key}'")
     except (OSError, json.JSONDecodeError) as e:
         raise InputError(f"{mix_path}: cannot read ({e})") from e
-    call = Call(source=folder, device=_device(folder), mix=mix)
+    log = os.path.join(folder, "paper-mix.log")
+    lines = []
+    if os.path.exists(log):
+        with open(log, errors="replace") as f:
+            lines = f.read().splitlines()
+    call = Call(source=folder, device=paper_mix.device_of(log, lines), mix=mix)
     note = os.path.join(folder, "note.txt")
     if os.path.exists(note):
         with open(note) as f:
@@ -124,21 +114,18 @@ def load_call(folder):
         s = _system_of(run)
         s.tag = tag
         call.systems.append(s)
-    log = os.path.join(folder, "paper-mix.log")
-    if os.path.exists(log):
-        with open(log, errors="replace") as f:
-            for line in f:
-                m = _GPUSCHED.match(line)
-                if not m:
-                    continue
-                total, exit_code = m.group(4), int(m.group(6))
-                ok = exit_code == 0 and total != "none"
-                lost = int(m.group(5))
-                n = len(mix["mix"])
-                call.systems.append(SystemRun(
-                    tag=m.group(1), system="gpusched", workers=int(m.group(2)),
-                    makespan_s=float(total) if ok else float(m.group(3)),
-                    done=n - lost if ok else 0, crashed=lost, stopped=0 if ok else n - lost))
+    for line in lines:
+        m = paper_mix.LINE_PATTERNS["gpusched"].match(line)
+        if not m:
+            continue
+        total, exit_code = m.group(4), int(m.group(6))
+        ok = exit_code == 0 and total != "none"
+        lost = int(m.group(5))
+        n = len(mix["mix"])
+        call.systems.append(SystemRun(
+            tag=m.group(1), system="gpusched", workers=int(m.group(2)),
+            makespan_s=float(total) if ok else float(m.group(3)),
+            done=n - lost if ok else 0, crashed=lost, stopped=0 if ok else n - lost))
     if not call.systems:
         raise InputError(f"{folder}: no runs (runs.tar.gz and paper-mix.log hold none)")
     return call

@@ -75,6 +75,11 @@ class Run:
         return sum(j.succeeded for j in self.jobs)
 
     @property
+    def stopped(self):
+        """Jobs an interrupted run stopped (SIGTERM) or never started: no verdict."""
+        return sum(j.stopped or not j.finished for j in self.jobs) if self.interrupted else 0
+
+    @property
     def crashed(self):
         return sum(j.finished and j.crashed for j in self.jobs)
 
