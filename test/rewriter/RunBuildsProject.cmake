@@ -132,6 +132,26 @@ if(syms MATCHES "mgb_")
   message(FATAL_ERROR "nvcc -ccbin mgb-cc: ccbin_real.o should hold no mgb_ symbol:\n${syms}")
 endif()
 
+# nvcc's list options (round 13, miniBUDE's CMake): `-DA=1,B=2` defines A and B, `\,` is a comma
+# (`-DV=1\,2\,4`, as CMake escapes a value holding commas), `-Ia,b` names two directories. The
+# parse must see what nvcc sees: strictly, the source is rewritten, as nvcc compiles it.
+file(WRITE ${OUT}/lists/one/one.h "#define FROM_ONE 1\n")
+file(WRITE ${OUT}/lists/two/two.h "#define FROM_TWO 2\n")
+file(WRITE ${OUT}/lists/lists.cu "#include \"one.h\"\n#include \"two.h\"\n"
+     "#if !defined(A) || !defined(B) || !defined(GONE_TOO) || defined(GONE) || FROM_ONE + FROM_TWO != 3\n"
+     "#error the lists were not split\n#endif\n"
+     "constexpr int values[] = {V};\nstatic_assert(sizeof(values) == 3 * sizeof(int), \"V\");\n"
+     "__global__ void k(int *o) { o[0] = A + B; }\n"
+     "int main() { int *d; cudaMalloc(&d, sizeof(int)); k<<<1, 1>>>(d); cudaFree(d); return 0; }\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_NVCC} -c lists.cu -o lists.o
+                        -DA=1,B=2 "-DV=1\\,2\\,4" --define-macro=GONE,GONE_TOO -UGONE
+                        -Ione,two
+                WORKING_DIRECTORY ${OUT}/lists TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nvcc's comma-separated -D/-U/-I lists (${rc}):\n${err}")
+endif()
+expect_symbols("lists/lists.o;U mgb_launch_prepare")
+
 # A .cu that includes a .cu from a sibling directory (`#include "../lib/step.cu"`): outside the
 # root the driver derives from its sources, that launch is reported and the program binds eagerly;
 # MGB_ROOT widens the root so that it is rewritten; an MGB_ROOT that is no directory is an error.
