@@ -9,7 +9,9 @@ Single-assignment often cannot finish inside one device call (a 16-job mix of ho
 needs about 300 s). So its makespan is worked out from solo times: a job that finished in a
 single-assignment run of the mix (any call) ran alone on its GPU, and its run time is its solo
 time; a job that did not is estimated from its program's measured seconds per predicted byte
-(the median over every finished single-assignment job of that program). The makespan is then
+(the median over every finished single-assignment job of that program in the mix's calls, or,
+for a program none of them finished alone, in other mixes' calls on the same GPU model: the same
+programs and builds; the text names such a program). The makespan is then
 the first-come-first-served list schedule of those times on the node's GPUs, which is what
 `mgb batch --workers GPUS` under `--policy single` does. The table says how many solo times were
 estimated; a complete single-assignment run, where there is one, is shown as measured."""
@@ -155,15 +157,13 @@ class SoloTimes:
     held: list        # seconds it held its memory (NVML samples; estimated like seconds)
     measured: int     # how many came from a finished single-assignment job
     rates: dict       # program -> seconds per predicted GiB, where any job of it was estimated
+    borrowed: set     # programs whose rate came from other mixes' calls on the same GPU
 
 
-def solo_times(mix, calls):
-    """Each job's solo time in the mix: measured where a single-assignment run finished it,
-    else its program's median seconds per predicted byte times its bytes; None when a program
-    never finished alone."""
-    jobs = mix["mix"]
-    seen = {}
+def _finished_alone(calls):
+    """(mix, job index, run s, held s) of every job a single-assignment run of these calls finished."""
     for c in calls:
+        jobs = c.mix["mix"]
         for s in c.systems:
             if s.system != metrics.SINGLE or s.run is None:
                 continue
@@ -171,12 +171,28 @@ def solo_times(mix, calls):
                 i = _job_index(j.name)
                 if j.succeeded and i is not None and i < len(jobs):
                     # Held: what NVML saw it hold (0 without samples: a bound never guesses up).
-                    seen.setdefault(i, []).append((j.run_s, j.held_s))
-    per_byte = {}
-    for i, times in seen.items():
-        for run_s, held_s in times:
-            per_byte.setdefault(jobs[i]["program"], []).append((run_s / jobs[i]["bytes"], held_s / jobs[i]["bytes"]))
-    seconds, held, rates = [], [], {}
+                    yield jobs, i, j.run_s, j.held_s
+
+
+def _rates_per_byte(calls):
+    """Program -> [(seconds per predicted byte, held seconds per byte)] over the finished jobs."""
+    rates = {}
+    for jobs, i, run_s, held_s in _finished_alone(calls):
+        rates.setdefault(jobs[i]["program"], []).append((run_s / jobs[i]["bytes"], held_s / jobs[i]["bytes"]))
+    return rates
+
+
+def solo_times(mix, calls, others=()):
+    """Each job's solo time in the mix: measured where a single-assignment run finished it,
+    else its program's median seconds per predicted byte times its bytes, from this mix's calls
+    or, for a program none of them finished alone, from `others` (other mixes' calls on the same
+    GPU: the same programs, built the same way); None when a program never finished alone."""
+    jobs = mix["mix"]
+    seen = {}
+    for _, i, run_s, held_s in _finished_alone(calls):
+        seen.setdefault(i, []).append((run_s, held_s))
+    per_byte, elsewhere = _rates_per_byte(calls), _rates_per_byte(others)
+    seconds, held, rates, borrowed = [], [], {}, set()
     for i, j in enumerate(jobs):
         if i in seen:
             seconds.append(statistics.median(t for t, _ in seen[i]))
@@ -184,12 +200,15 @@ def solo_times(mix, calls):
             continue
         rate = per_byte.get(j["program"])
         if not rate:
-            return None
+            rate = elsewhere.get(j["program"])
+            if not rate:
+                return None
+            borrowed.add(j["program"])
         s, h = statistics.median(r for r, _ in rate), statistics.median(r for _, r in rate)
         rates[j["program"]] = s * metrics.GIB
         seconds.append(s * j["bytes"])
         held.append(h * j["bytes"])
-    return SoloTimes(seconds, held, len(seen), rates)
+    return SoloTimes(seconds, held, len(seen), rates, borrowed)
 
 
 def list_schedule(seconds, workers):
@@ -224,7 +243,7 @@ def _fmt(x, spec):
     return "-" if x is None else spec.format(x)
 
 
-def _mix_lines(name, calls, context_bytes):
+def _mix_lines(name, calls, context_bytes, others=()):
     mix = calls[0].mix
     gpus = _gpus(calls)
     node = metrics.Node(gpus=gpus, memory_bytes=mix["gpu_gib"] * metrics.GIB, context_bytes=context_bytes)
@@ -232,7 +251,7 @@ def _mix_lines(name, calls, context_bytes):
     lines = [f"#### {name}: {len(mix['mix'])} jobs, {total:.0f} GiB predicted "
              f"({total / (gpus * mix['gpu_gib']):.1f}x {gpus} x {mix['gpu_gib']:g} GiB), "
              f"large:small {mix['ratio']}, seed {mix.get('seed', '-')}", ""]
-    solo = solo_times(mix, calls)
+    solo = solo_times(mix, calls, others)
     single_full = [s for c in calls for s in c.systems if s.system == metrics.SINGLE and s.complete]
     if single_full:
         sa, sa_how = min(s.makespan_s for s in single_full), "measured"
@@ -240,7 +259,9 @@ def _mix_lines(name, calls, context_bytes):
         sa = list_schedule(solo.seconds, gpus)
         est = len(mix["mix"]) - solo.measured
         sa_how = (f"worked out from solo times, {solo.measured} measured and {est} estimated ("
-                  + ", ".join(f"{p} {r:.2f} s/GiB" for p, r in sorted(solo.rates.items())) + ")")
+                  + ", ".join(f"{p} {r:.2f} s/GiB" + (" from other mixes' single-assignment runs on the "
+                                                        "same GPU" if p in solo.borrowed else "")
+                              for p, r in sorted(solo.rates.items())) + ")")
     else:
         sa, sa_how = None, "no solo time for every program of the mix: one never finished alone in any call"
     b = bound(mix, solo, node) if solo else None
@@ -258,9 +279,11 @@ def _mix_lines(name, calls, context_bytes):
         gs_best = min((s.makespan_s for s in gs), default=None)
         for s in c.systems:
             makespan = f"{s.makespan_s:.1f}" if s.complete else f"> {s.makespan_s:.1f} (stopped)"
-            x_sa = sa / s.makespan_s if sa and s.complete else None
-            x_gs = gs_best / s.makespan_s if gs_best and s.complete and s.system != "gpusched" else None
-            over = s.makespan_s / b[0] - 1 if b and s.complete else None
+            # A run that lost jobs ended sooner for it: no ratio, no distance to the bound.
+            whole = s.complete and s.crashed == 0
+            x_sa = sa / s.makespan_s if sa and whole else None
+            x_gs = gs_best / s.makespan_s if gs_best and whole and s.system != "gpusched" else None
+            over = s.makespan_s / b[0] - 1 if b and whole else None
             # A GPU-Sched run stopped by its limit: its log does not say how many were done.
             counts = (f"{s.done} / {s.crashed} / {s.stopped}" if s.complete or s.run is not None
                       else f"- / {s.crashed} / -")
@@ -298,7 +321,9 @@ def section(paths, context_bytes):
              "of the same call that lost no job. Commands are in docs/evaluation.md.", ""]
     aims = {"single": [], "gpusched": [], "bound": [], "lost": 0}
     for name, group in sorted(by_mix.items()):
-        text, flags = _mix_lines(name, group, context_bytes)
+        devices = {c.device for c in group}
+        others = [c for c in calls if c.mix_name != name and c.device in devices]
+        text, flags = _mix_lines(name, group, context_bytes, others)
         lines += text
         for k in ("single", "gpusched", "bound"):
             aims[k] += flags[k]

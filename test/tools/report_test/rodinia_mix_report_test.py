@@ -36,12 +36,14 @@ def run(label, workers, jobs, interrupted=False):
             "summary": {}, "jobs": jobs, "gpu_samples": samples}
 
 
-def write_call(folder, runs, log_lines):
+THREE_JOBS = {"gpu_gib": 140, "jobs": 3, "ratio": "1:1", "seed": 7,
+              "mix": [{"program": "A", "size": 1, "bytes": 10 * GIB},
+                      {"program": "A", "size": 2, "bytes": 20 * GIB},
+                      {"program": "B", "size": 1, "bytes": 5 * GIB}]}
+
+
+def write_call(folder, runs, log_lines, mix=THREE_JOBS, gpu="NVIDIA H200, 143771 MiB"):
     os.makedirs(folder)
-    mix = {"gpu_gib": 140, "jobs": 3, "ratio": "1:1", "seed": 7,
-           "mix": [{"program": "A", "size": 1, "bytes": 10 * GIB},
-                   {"program": "A", "size": 2, "bytes": 20 * GIB},
-                   {"program": "B", "size": 1, "bytes": 5 * GIB}]}
     with open(os.path.join(folder, "mix.wl.json"), "w") as f:
         json.dump(mix, f)
     with tarfile.open(os.path.join(folder, "runs.tar.gz"), "w:gz") as tar:
@@ -51,7 +53,7 @@ def write_call(folder, runs, log_lines):
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     with open(os.path.join(folder, "paper-mix.log"), "w") as f:
-        f.write("[   0s] machine: == NVIDIA H200, 143771 MiB\n" + "".join(line + "\n" for line in log_lines))
+        f.write(f"[   0s] machine: == {gpu}\n" + "".join(line + "\n" for line in log_lines))
 
 
 class RodiniaMixReportTest(unittest.TestCase):
@@ -112,6 +114,7 @@ class RodiniaMixReportTest(unittest.TestCase):
         cg = self.row(text, "call2 (an older build: see its log)", "cg:2")
         self.assertEqual(cg[5], "2 / 1 / 0")  # lost, not stopped: it crashed on its own
         self.assertEqual(cg[7], "-")  # no GPU-Sched run in that call
+        self.assertEqual([cg[6], cg[8]], ["-", "-"])  # it lost a job: no ratio, no distance to the bound
         self.assertIn("| mgb vs GPU-Sched, same call | >= 1.3x | 1.09x |", text)
         self.assertIn("| jobs lost under mgb | 0 | 0 |", text)
 
@@ -121,6 +124,25 @@ class RodiniaMixReportTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("Single-assignment makespan: **-** (no solo time for every program", text)
         self.assertEqual(self.row(text, "call1", "mgb")[6], "-")
+
+    def test_rate_from_another_mix_on_the_same_gpu(self):
+        # Only call1 of this mix (B never finished alone there) and another mix whose single run
+        # finished a B of 10 GiB in 8 s: B's 0.8 s/GiB gives job 2 4 s; on 2 GPUs 10 + 4 | 20 -> 20 s.
+        # The same run on another GPU model lends nothing.
+        other = {"gpu_gib": 140, "jobs": 1, "ratio": "2:1", "seed": 7,
+                 "mix": [{"program": "B", "size": 2, "bytes": 10 * GIB}]}
+        for name, gpu in (("same", "NVIDIA H200, 143771 MiB"), ("other", "NVIDIA H100 80GB HBM3, 81559 MiB")):
+            write_call(os.path.join(self.tmp.name, name, "call"),
+                       {"single-w2": run("single", 2, [job(0, "B", 0, 8)])}, [], mix=other, gpu=gpu)
+        call1 = os.path.join(self.calls, "call1")
+        proc, text = self.generate(call1, os.path.join(self.tmp.name, "same"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("Single-assignment makespan: **20.0 s** (worked out from solo times, 1 measured and 2 "
+                      "estimated (A 1.00 s/GiB, B 0.80 s/GiB from other mixes' single-assignment runs on "
+                      "the same GPU))", text)
+        proc, text = self.generate(call1, os.path.join(self.tmp.name, "other"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("Single-assignment makespan: **-** (no solo time for every program", text)
 
     def test_bad_folder_is_named(self):
         proc, _ = self.generate(os.path.join(self.tmp.name, "nowhere"))
