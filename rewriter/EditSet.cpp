@@ -41,13 +41,81 @@ bool EditSet::insert(SourceLocation loc, llvm::StringRef text, const SourceManag
   return replace(CharSourceRange::getCharRange(loc, loc), text, SM);
 }
 
-bool EditSet::replace(CharSourceRange range, llvm::StringRef text, const SourceManager &SM) {
+std::optional<EditSet::Edit> EditSet::editOf(CharSourceRange range, llvm::StringRef text,
+                                             const SourceManager &SM, std::string &file) const {
   SourceLocation b = range.getBegin(), e = range.getEnd();
   if (!isEditable(b, SM) || !isEditable(e, SM) || SM.getFileID(b) != SM.getFileID(e))
+    return std::nullopt;
+  file = canonicalPath(SM.getFileEntryRefForID(SM.getFileID(b))->getName());
+  return Edit{SM.getFileOffset(b), SM.getFileOffset(e) - SM.getFileOffset(b), text.str()};
+}
+
+bool EditSet::replace(CharSourceRange range, llvm::StringRef text, const SourceManager &SM) {
+  std::string file;
+  std::optional<Edit> edit = editOf(range, text, SM, file);
+  if (!edit)
     return false;
-  std::string file = canonicalPath(SM.getFileEntryRefForID(SM.getFileID(b))->getName());
-  Edit edit{SM.getFileOffset(b), SM.getFileOffset(e) - SM.getFileOffset(b), text.str()};
-  edits_[file].emplace(std::move(edit), sequence_++);
+  edits_[file].emplace(std::move(*edit), sequence_++);
+  return true;
+}
+
+std::string EditSet::macroKey(SourceLocation definition, const SourceManager &SM) const {
+  OptionalFileEntryRef entry = SM.getFileEntryRefForID(SM.getFileID(definition));
+  return (entry ? canonicalPath(entry->getName()) : std::string("?")) + ":" +
+         std::to_string(SM.getFileOffset(definition));
+}
+
+void EditSet::retract(MacroGroup &group) {
+  for (const auto &[file, edit] : group.made) {
+    auto it = edits_.find(file);
+    if (it == edits_.end())
+      continue;
+    it->second.erase(edit);
+    if (it->second.empty())
+      edits_.erase(it);
+  }
+  group.made.clear();
+  group.rejected = true;
+  unseen_.insert(group.units.begin(), group.units.end());
+}
+
+void EditSet::rejectMacroEdits(SourceLocation definition, const SourceManager &SM) {
+  MacroGroup &group = macroGroups_[macroKey(definition, SM)];
+  if (std::optional<std::string> main = editableMainFile(SM))
+    group.units.insert(*main);
+  retract(group);
+}
+
+bool EditSet::applyMacroEdits(SourceLocation definition, const std::vector<MacroEdit> &edits,
+                              const SourceManager &SM) {
+  std::vector<std::pair<std::string, Edit>> made;
+  std::string signature;
+  for (const MacroEdit &m : edits) {
+    std::string file;
+    std::optional<Edit> edit = editOf(m.range, m.text, SM, file);
+    if (!edit) {
+      rejectMacroEdits(definition, SM);
+      return false;
+    }
+    signature += file + ":" + std::to_string(edit->offset) + "+" + std::to_string(edit->length) +
+                 "=" + edit->text + "\n";
+    made.emplace_back(std::move(file), std::move(*edit));
+  }
+  MacroGroup &group = macroGroups_[macroKey(definition, SM)];
+  if (std::optional<std::string> main = editableMainFile(SM))
+    group.units.insert(*main);
+  if (group.rejected || (!group.signature.empty() && group.signature != signature)) {
+    retract(group);
+    return false;
+  }
+  if (!group.signature.empty())
+    return true; // the same edits, made by an earlier expansion
+  group.signature = signature;
+  for (auto &[file, edit] : made) {
+    // An edit already there (another group's) is not this group's to retract.
+    if (edits_[file].emplace(edit, sequence_++).second)
+      group.made.emplace_back(file, edit);
+  }
   return true;
 }
 

@@ -12,6 +12,8 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace mgb::rewriter {
 
@@ -25,6 +27,21 @@ public:
   // Both return false (and do nothing) when the location is not in an editable file.
   bool insert(clang::SourceLocation loc, llvm::StringRef text, const clang::SourceManager &SM);
   bool replace(clang::CharSourceRange range, llvm::StringRef text, const clang::SourceManager &SM);
+
+  // Edits inside a macro's definition made for one of its expansions (a launch spelled in the
+  // macro's body, found at `definition`). The definition is one text for every expansion, so
+  // every expansion must make the same edits there: the first expansion's edits stand while
+  // later ones agree; one that disagrees (another kernel's argument types, __VA_ARGS__ standing
+  // for another number of arguments), or that cannot be edited (rejectMacroEdits), retracts them
+  // all for good, and every translation unit that made them is noted as holding unseen code.
+  // applyMacroEdits returns false when nothing of the definition stays edited.
+  struct MacroEdit {
+    clang::CharSourceRange range;
+    std::string text;
+  };
+  bool applyMacroEdits(clang::SourceLocation definition, const std::vector<MacroEdit> &edits,
+                       const clang::SourceManager &SM);
+  void rejectMacroEdits(clang::SourceLocation definition, const clang::SourceManager &SM);
 
   // Files with at least one edit, and the edits as clang Replacements.
   std::vector<std::string> files() const;
@@ -66,8 +83,20 @@ private:
       return std::tie(offset, length, text) < std::tie(o.offset, o.length, o.text);
     }
   };
+  struct MacroGroup {
+    std::string signature;                          // the edits, as text
+    std::vector<std::pair<std::string, Edit>> made; // file, edit
+    std::set<std::string> units;                    // main files that made them
+    bool rejected = false;
+  };
+  std::optional<Edit> editOf(clang::CharSourceRange range, llvm::StringRef text,
+                             const clang::SourceManager &SM, std::string &file) const;
+  std::string macroKey(clang::SourceLocation definition, const clang::SourceManager &SM) const;
+  void retract(MacroGroup &group);
+
   std::string root_;
   unsigned sequence_ = 0;
+  std::map<std::string, MacroGroup> macroGroups_;         // by the definition's file:offset
   std::map<std::string, std::map<Edit, unsigned>> edits_; // edit -> first time it was made
   std::map<std::string, std::set<std::string>> fallbacks_;
   std::map<std::string, int> taskCounters_;

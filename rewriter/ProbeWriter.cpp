@@ -188,6 +188,20 @@ private:
            (canHoist || !bare->HasSideEffects(Ctx, false));
   }
 
+  static bool overlaps(CharSourceRange a, CharSourceRange b) {
+    return a.getBegin() == b.getBegin() || (a.getBegin() < b.getEnd() && b.getBegin() < a.getEnd());
+  }
+
+  // A launch left as written: the translation unit holds code that must never get a stand-in.
+  void warnUnedited(const Launch &L, llvm::StringRef why) {
+    if (edits_.isEditable(SM_.getExpansionLoc(L.call->getBeginLoc()), SM_))
+      diagnostics_.warn(L.call->getBeginLoc(), Ctx_,
+                        ("mgb-rewrite could not edit this launch (" + why +
+                         "): the program binds its memory eagerly (no stand-ins)")
+                            .str());
+    edits_.noteUnseenCode(SM_);
+  }
+
   void writeLazy(const Launch &L, const std::string &reason) {
     std::string site = siteOf(L.call->getBeginLoc(), SM_);
     explain_ << "  launch " << kernelName(L) << "@" << site << ": lazy (" << reason << ")\n";
@@ -256,12 +270,18 @@ private:
         prepareArgs.push_back(args.back().second);
       }
     }
+    // In a macro body each argument edited must be its own piece of the definition: one
+    // parameter standing for several arguments (`__VA_ARGS__`) cannot be wrapped argument by
+    // argument.
+    if (ok && !inFile)
+      for (size_t i = 0; ok && i < args.size(); ++i)
+        for (size_t j = i + 1; ok && j < args.size(); ++j)
+          ok = !overlaps(args[i].first, args[j].first);
     if (!ok || !edits_.isEditable(whole->getBegin(), SM_)) {
-      if (edits_.isEditable(SM_.getExpansionLoc(L.call->getBeginLoc()), SM_))
-        diagnostics_.warn(L.call->getBeginLoc(), Ctx_,
-                          "mgb-rewrite could not edit this launch (spelled across macros): the "
-                          "program binds its memory eagerly (no stand-ins)");
-      edits_.noteUnseenCode(SM_);
+      if (!inFile && whole && edits_.isEditable(whole->getBegin(), SM_))
+        edits_.rejectMacroEdits(whole->getBegin(), SM_);
+      warnUnedited(L, "spelled across macros, or its macro's parameters stand for several "
+                      "arguments");
       return;
     }
     if (!inFile) // every expansion of the macro must produce the same text
@@ -272,18 +292,28 @@ private:
     for (const std::string &text : prepareArgs)
       prepare += ", " + text;
     prepare = hoisted + prepare + ")";
+    if (!inFile) {
+      // Launch inside a macro body: `(mgb_prepare(...), k<<<...>>>(mgb_arg(p)...))` in the
+      // definition, the same for every expansion or for none.
+      std::vector<EditSet::MacroEdit> macroEdits;
+      auto at = [](SourceLocation loc) { return CharSourceRange::getCharRange(loc, loc); };
+      macroEdits.push_back({at(whole->getBegin()), "(" + prepare + ", "});
+      for (const auto &[r, text] : args) {
+        macroEdits.push_back({at(r.getBegin()), "mgb_arg("});
+        macroEdits.push_back({at(r.getEnd()), ")"});
+      }
+      macroEdits.push_back({at(whole->getEnd()), ")"});
+      if (!edits_.applyMacroEdits(whole->getBegin(), macroEdits, SM_))
+        warnUnedited(L, "its macro is expanded for kernels or arguments that need other edits "
+                        "of its definition");
+      return;
+    }
     for (const auto &[r, text] : args) {
       edits_.insert(r.getBegin(), "mgb_arg(", SM_);
       edits_.insert(r.getEnd(), ")", SM_);
     }
     for (const auto &[r, name] : hoistedArgs)
       edits_.replace(r, "mgb_arg(" + name + ")", SM_);
-    if (!inFile) {
-      // Launch inside a macro body: `(mgb_prepare(...), k<<<...>>>(...))` in the definition.
-      edits_.insert(whole->getBegin(), "(" + prepare + ", ", SM_);
-      edits_.insert(whole->getEnd(), ")", SM_);
-      return;
-    }
     const Stmt *S = enclosingStatement(L.call);
     // Hoisted arguments are declarations: braces keep them from crossing a later `case` label
     // (a statement declaring a variable itself must stay unbraced).

@@ -122,6 +122,47 @@ void run(float *q) {
                  "\"input.cu:2\", p), k<<<1, 1>>>(mgb_arg(p), 0))"));
 }
 
+// Round 13 (CloverLeaf_CUDA's CUDALAUNCH, one macro for every kernel of a file): the definition is
+// one text for all expansions, so the launch is edited there only where they all agree.
+TEST_CASE("a launch macro whose expansions need other edits is left as written, eagerly",
+          "[rewriter]") {
+  std::string both = rewrite(std::string(kKernel) + R"(__global__ void kp(float *x) {}
+__global__ void ki(int n) {}
+#define RUN(f, x) f<<<1, 1>>>(x)
+void run(float *q) {
+  RUN(kp, q);
+  RUN(ki, 4);
+}
+)");
+  CHECK(contains(both, "#define RUN(f, x) f<<<1, 1>>>(x)\n"));
+  CHECK_FALSE(contains(both, "mgb_prepare"));
+  CHECK(contains(both, "#include <mgb/unseen_tu.h>"));
+  // Expansions that agree share one edit of the definition.
+  std::string same = rewrite(std::string(kKernel) + R"(#define RUN(p) k<<<1, 1>>>(p, 0)
+void run(float *q, float *r) {
+  RUN(q);
+  RUN(r);
+}
+)");
+  CHECK(contains(same,
+                 "#define RUN(p) (mgb_prepare(mgb_dim(1), mgb_dim(1), (const void *)k, "
+                 "\"input.cu:2\", p), k<<<1, 1>>>(mgb_arg(p), 0))\n"));
+  CHECK_FALSE(contains(same, "unseen_tu.h"));
+}
+
+TEST_CASE("a launch macro's __VA_ARGS__ standing for several arguments is left as written",
+          "[rewriter]") {
+  std::string out = rewrite(R"(__global__ void k(int n, float *a, float *b) {}
+#define RUN(f, ...) f<<<1, 1>>>(1, __VA_ARGS__)
+void run(float *a, float *b) {
+  RUN(k, a, b);
+}
+)");
+  CHECK(contains(out, "#define RUN(f, ...) f<<<1, 1>>>(1, __VA_ARGS__)\n"));
+  CHECK_FALSE(contains(out, "mgb_arg"));
+  CHECK(contains(out, "#include <mgb/unseen_tu.h>"));
+}
+
 TEST_CASE("API calls: CUDA's are renamed, defaults spelled out, others untouched", "[rewriter]") {
   std::string out = rewrite(R"(namespace mine { int cudaFree(void *) { return 0; } }
 void run(cudaEvent_t e, void *p) {

@@ -134,23 +134,48 @@ endif()
 
 # nvcc's list options (round 13, miniBUDE's CMake): `-DA=1,B=2` defines A and B, `\,` is a comma
 # (`-DV=1\,2\,4`, as CMake escapes a value holding commas), `-Ia,b` names two directories. The
-# parse must see what nvcc sees: strictly, the source is rewritten, as nvcc compiles it.
+# parse must see what nvcc sees: strictly, the source is rewritten, as nvcc compiles it. (Macro
+# names no CUDA header uses: clang's CUDA wrapper includes curand_mtgp32_kernel.h, whose `V`
+# parameter a `-DV=` breaks in the parse, not in nvcc's compile.)
 file(WRITE ${OUT}/lists/one/one.h "#define FROM_ONE 1\n")
 file(WRITE ${OUT}/lists/two/two.h "#define FROM_TWO 2\n")
 file(WRITE ${OUT}/lists/lists.cu "#include \"one.h\"\n#include \"two.h\"\n"
-     "#if !defined(A) || !defined(B) || !defined(GONE_TOO) || defined(GONE) || FROM_ONE + FROM_TWO != 3\n"
+     "#if !defined(LIST_A) || !defined(LIST_B) || !defined(GONE_TOO) || defined(GONE) || FROM_ONE + FROM_TWO != 3\n"
      "#error the lists were not split\n#endif\n"
-     "constexpr int values[] = {V};\nstatic_assert(sizeof(values) == 3 * sizeof(int), \"V\");\n"
-     "__global__ void k(int *o) { o[0] = A + B; }\n"
+     "constexpr int values[] = {LIST_V};\nstatic_assert(sizeof(values) == 3 * sizeof(int), \"LIST_V\");\n"
+     "__global__ void k(int *o) { o[0] = LIST_A + LIST_B; }\n"
      "int main() { int *d; cudaMalloc(&d, sizeof(int)); k<<<1, 1>>>(d); cudaFree(d); return 0; }\n")
 execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_NVCC} -c lists.cu -o lists.o
-                        -DA=1,B=2 "-DV=1\\,2\\,4" --define-macro=GONE,GONE_TOO -UGONE
+                        -DLIST_A=1,LIST_B=2 "-DLIST_V=1\\,2\\,4" --define-macro=GONE,GONE_TOO -UGONE
                         -Ione,two
                 WORKING_DIRECTORY ${OUT}/lists TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nvcc's comma-separated -D/-U/-I lists (${rc}):\n${err}")
 endif()
-expect_symbols("lists/lists.o;U mgb_launch_prepare")
+expect_symbols("lists/lists.o;U mgb_task_begin")
+
+# A host compiler that wraps g++ and adds an include directory of its own (round 13: TeaLeaf's
+# `nvcc -ccbin mpicxx` finding mpi.h; MGB_CXX=mpicxx for mgb-c++): the parse sees that directory.
+file(WRITE ${OUT}/wrapper/inc/only_here.h "#define ONLY_HERE 3\n")
+file(WRITE ${OUT}/wrapper/bin/wrapcxx "#!/bin/sh\nexec g++ -I${OUT}/wrapper/inc \"$@\"\n")
+file(CHMOD ${OUT}/wrapper/bin/wrapcxx PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+file(WRITE ${OUT}/wrapper/w.cu "#include <only_here.h>\n__global__ void k(int *o) { o[0] = ONLY_HERE; }\n"
+     "int main() { int *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); cudaFree(d); return 0; }\n")
+file(WRITE ${OUT}/wrapper/h.cpp "#include <only_here.h>\n#include <cuda_runtime.h>\n"
+     "int grab() { void *p; cudaMalloc(&p, ONLY_HERE); return cudaFree(p); }\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1
+                        ${MGB_NVCC} -ccbin ${OUT}/wrapper/bin/wrapcxx -c w.cu -o w.o
+                WORKING_DIRECTORY ${OUT}/wrapper TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mgb-nvcc -ccbin naming a wrapper that adds -I (${rc}):\n${err}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 MGB_CXX=${OUT}/wrapper/bin/wrapcxx
+                        ${MGB_CXX} -I/usr/local/cuda/include -c h.cpp -o h.o
+                WORKING_DIRECTORY ${OUT}/wrapper TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mgb-c++ with MGB_CXX naming a wrapper that adds -I (${rc}):\n${err}")
+endif()
+expect_symbols("wrapper/h.o;U mgb_cudaMalloc")
 
 # A .cu that includes a .cu from a sibling directory (`#include "../lib/step.cu"`): outside the
 # root the driver derives from its sources, that launch is reported and the program binds eagerly;
