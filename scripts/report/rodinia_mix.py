@@ -51,6 +51,11 @@ class SystemRun:
     def complete(self):
         return self.stopped == 0
 
+    @property
+    def shown(self):
+        """The system as the table names it: paper-mix.sh's mgb-lpt runs (longest first) apart."""
+        return f"{self.system} (longest first)" if self.tag.startswith("mgb-lpt-") else self.system
+
 
 @dataclass
 class Call:
@@ -288,7 +293,7 @@ def _mix_lines(name, calls, context_bytes, others=()):
             counts = (f"{s.done} / {s.crashed} / {s.stopped}" if s.complete or s.run is not None
                       else f"- / {s.crashed} / -")
             where = _shown(c.source) + (f" ({c.note})" if c.note else "")
-            lines.append(f"| {where} | {c.device} | {s.system} | {s.workers} | {makespan} | "
+            lines.append(f"| {where} | {c.device} | {s.shown} | {s.workers} | {makespan} | "
                          f"{counts} | {_fmt(x_sa, '{:.2f}x')} | "
                          f"{_fmt(x_gs, '{:.2f}x')} | {_fmt(over, '{:+.0%}')} |")
             if s.system == "mgb":

@@ -67,6 +67,7 @@ class RodiniaMixReportTest(unittest.TestCase):
             "single-w2": run("single", 2, [job(0, "A", 0, 10), job(1, "A", 0, 12, signal=15),
                                            job(2, "B", 10, 12, signal=15)], interrupted=True),
             "mgb-w4": run("mgb", 4, [job(0, "A", 0, 12), job(1, "A", 0, 22), job(2, "B", 0, 6)]),
+            "mgb-lpt-w4": run("mgb", 4, [job(0, "A", 0, 12), job(1, "A", 0, 22), job(2, "B", 0, 6)]),
         }, ["[  40s] gpusched-w8: wall 25.0 s, workloader's TOTAL_EXPERIMENT_TIME 24.0, jobs lost 0, exit 0"])
         write_call(os.path.join(self.calls, "call2"), {
             "single-w2": run("single", 2, [job(0, "A", 0, 11, signal=15), job(1, "A", 0, 11, signal=15),
@@ -106,6 +107,8 @@ class RodiniaMixReportTest(unittest.TestCase):
         # call GPU system workers makespan done/lost/stopped x-single x-gpusched over-bound
         self.assertEqual(mgb[1], "NVIDIA H200")
         self.assertEqual(mgb[4:], ["22.0", "3 / 0 / 0", "0.91x", "1.09x", "+10%"])
+        # paper-mix.sh's mgb-lpt run is mgb in longest-first order: named so.
+        self.assertEqual(self.row(text, "call1", "mgb (longest first)")[4:], mgb[4:])
         single = self.row(text, "call1", "single")
         self.assertEqual(single[4:], ["> 12.0 (stopped)", "1 / 0 / 2", "-", "-", "-"])
         gs = self.row(text, "call1", "gpusched")
