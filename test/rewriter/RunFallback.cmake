@@ -4,7 +4,8 @@
 # that calls CUDA directly and registers the unseen-code constructor (-include mgb/unseen_tu.h);
 # a parsable source of the same command is still rewritten; the program links (unseen_stub.c is a
 # weak mgb_note_unseen_code until libmgb has one); --mgb-strict and MGB_STRICT=1 make it an error
-# (non-zero exit, no object); `mgb-rewrite --check` on the source exits non-zero. A source whose
+# (non-zero exit, no object), except that a source nvcc rejects too fails with nvcc's own errors
+# and status; `mgb-rewrite --check` on the source exits non-zero. A source whose
 # only clang errors are in device code (fallback/shared_init.cu) is rewritten, with no message.
 # Variables: MGB_NVCC MGB_CC REWRITE SOURCE_DIR OUT NM
 foreach(var MGB_NVCC MGB_CC REWRITE SOURCE_DIR OUT NM)
@@ -82,6 +83,20 @@ endif()
 run(${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_CC} -c ${SOURCE_DIR}/nested.c -o strict2.o)
 if(rc EQUAL 0 OR EXISTS ${OUT}/strict2.o)
   message(FATAL_ERROR "MGB_STRICT=1 should fail without compiling (${rc}):\n${err}")
+endif()
+
+# Strict, and the source is broken as written (nvcc rejects it too): the build fails as it would
+# without mgb, with nvcc's own error and exit status, and nothing is made.
+file(WRITE ${OUT}/broken.cu "__global__ void k(int *p) { p[0] = 1; }\n"
+     "int main() { int *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); no_such_function(d); return 0; }\n")
+find_program(NVCC nvcc HINTS /usr/local/cuda/bin REQUIRED)
+run(${NVCC} -arch=sm_90 -c broken.cu -o broken_plain.o)
+set(plain_rc ${rc})
+run(${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_NVCC} -arch=sm_90 -c broken.cu -o broken.o)
+if(plain_rc EQUAL 0 OR NOT rc EQUAL plain_rc OR EXISTS ${OUT}/broken.o
+   OR NOT err MATCHES "identifier \"no_such_function\" is undefined")
+  message(FATAL_ERROR "strict, broken as written: nvcc's error and status (${plain_rc}) expected, "
+                      "got ${rc}:\n${err}")
 endif()
 
 # CI: --check on the source fails.
