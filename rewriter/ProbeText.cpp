@@ -305,6 +305,10 @@ std::string kernelText(const CUDAKernelCallExpr *call, const SourceManager &SM,
   // function sharing it, two kernel overloads: a round-8 program); the kernel is optional.
   if (const auto *DRE = dyn_cast<DeclRefExpr>(callee); DRE && isOverloaded(DRE->getDecl()))
     return "nullptr";
+  // The same in a template, where the name is still a lookup (round 14: a kernel template and a
+  // host function template of one name, cudahandbook's AOStoSOA).
+  if (const auto *U = dyn_cast<UnresolvedLookupExpr>(callee); U && U->getNumDecls() > 1)
+    return "nullptr";
   std::optional<CharSourceRange> r = inMacroBody ? macroBodyRange(callee->getSourceRange(), SM, LO)
                                                  : fileRange(callee->getSourceRange(), SM, LO);
   return r ? textOf(*r, SM, LO) : "nullptr";

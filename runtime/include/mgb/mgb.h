@@ -247,6 +247,11 @@ inline cudaError_t mgb_cudaLaunchCooperativeKernel(T *func, dim3 grid, dim3 bloc
                                          shared_bytes, stream);
 }
 
+/* cuda_runtime.h's C++ overload cudaEventCreate(event, flags). */
+inline cudaError_t mgb_cudaEventCreate(cudaEvent_t *event, unsigned int flags) {
+  return mgb_cudaEventCreateWithFlags(event, flags);
+}
+
 /* cuda_runtime.h's older five-argument cudaGraphInstantiate (error node and log unused). */
 inline cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
                                             cudaGraphNode_t *error_node, char *log,
