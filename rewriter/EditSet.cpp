@@ -79,11 +79,15 @@ void EditSet::retract(MacroGroup &group) {
   unseen_.insert(group.units.begin(), group.units.end());
 }
 
-void EditSet::rejectMacroEdits(SourceLocation definition, const SourceManager &SM) {
+EditSet::MacroGroup &EditSet::groupFor(SourceLocation definition, const SourceManager &SM) {
   MacroGroup &group = macroGroups_[macroKey(definition, SM)];
   if (std::optional<std::string> main = editableMainFile(SM))
     group.units.insert(*main);
-  retract(group);
+  return group;
+}
+
+void EditSet::rejectMacroEdits(SourceLocation definition, const SourceManager &SM) {
+  retract(groupFor(definition, SM));
 }
 
 bool EditSet::applyMacroEdits(SourceLocation definition, const std::vector<MacroEdit> &edits,
@@ -101,9 +105,7 @@ bool EditSet::applyMacroEdits(SourceLocation definition, const std::vector<Macro
                  "=" + edit->text + "\n";
     made.emplace_back(std::move(file), std::move(*edit));
   }
-  MacroGroup &group = macroGroups_[macroKey(definition, SM)];
-  if (std::optional<std::string> main = editableMainFile(SM))
-    group.units.insert(*main);
+  MacroGroup &group = groupFor(definition, SM);
   if (group.rejected || (!group.signature.empty() && group.signature != signature)) {
     retract(group);
     return false;

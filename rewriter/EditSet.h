@@ -92,6 +92,8 @@ private:
   std::optional<Edit> editOf(clang::CharSourceRange range, llvm::StringRef text,
                              const clang::SourceManager &SM, std::string &file) const;
   std::string macroKey(clang::SourceLocation definition, const clang::SourceManager &SM) const;
+  // The group of a definition, with the translation unit being parsed among its units.
+  MacroGroup &groupFor(clang::SourceLocation definition, const clang::SourceManager &SM);
   void retract(MacroGroup &group);
 
   std::string root_;
