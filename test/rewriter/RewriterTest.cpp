@@ -280,6 +280,29 @@ TEST_CASE("clang's CUDA headers get the toolkit's own headers, not a project's o
         "#include <cmath>\n#include \"/cuda/include/cuda.h\"\n  #  include "
         "\"texture_fetch_functions.h\"\n#include \"/cuda/include/crt/host_runtime.h\"\n");
 }
+TEST_CASE("clang's CUDA wrapper does not force curand_mtgp32_kernel.h on the program",
+          "[rewriter]") {
+  CHECK(mgb::rewriter::withoutCurandForceInclude(
+            "#define dim3 X\n#include \"curand_mtgp32_kernel.h\"\n#pragma pop_macro(\"dim3\")\n") ==
+        "#define dim3 X\n\n#pragma pop_macro(\"dim3\")\n");
+  CHECK(mgb::rewriter::curandBuiltinVarsRetyped("#ifndef __CUDA_ARCH__\nextern const dim3 "
+                                                "blockDim;\nextern  const uint3 threadIdx ;\n") ==
+        "#ifndef __CUDA_ARCH__\nextern const __cuda_builtin_blockDim_t blockDim;\n"
+        "extern const __cuda_builtin_threadIdx_t threadIdx;\n");
+  // nvcc compiles both; the first failed the parse with `-DV=4` (the header's parameter V).
+  llvm::Expected<std::string> plain = rewriteCode(
+      "int main() { float *d; cudaMalloc(&d, 4); cudaFree(d); }\n", "v.cu", nullptr, {"-DV=4"});
+  REQUIRE(static_cast<bool>(plain));
+  CHECK(contains(*plain, "mgb_cudaMalloc(&d, 4)"));
+  llvm::Expected<std::string> curand = rewriteCode(
+      "#include <curand_kernel.h>\n"
+      "__global__ void seed(curandState *s) { curand_init(1, threadIdx.x, 0, &s[threadIdx.x]); }\n"
+      "int main() { curandState *d; cudaMalloc(&d, 64 * sizeof(curandState));\n"
+      "  seed<<<1, 64>>>(d); cudaFree(d); }\n",
+      "c.cu");
+  REQUIRE(static_cast<bool>(curand));
+  CHECK(contains(*curand, "mgb_cudaMalloc(&d, 64 * sizeof(curandState))"));
+}
 TEST_CASE("a project header named cuda.h does not hide the toolkit's from clang's CUDA wrapper",
           "[rewriter]") {
   // -I puts the project's cuda.h (test/rewriter/inputs/cuda_h_shadow/src) before the toolkit's.

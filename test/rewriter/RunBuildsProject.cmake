@@ -134,25 +134,38 @@ endif()
 
 # nvcc's list options (round 13, miniBUDE's CMake): `-DA=1,B=2` defines A and B, `\,` is a comma
 # (`-DV=1\,2\,4`, as CMake escapes a value holding commas), `-Ia,b` names two directories. The
-# parse must see what nvcc sees: strictly, the source is rewritten, as nvcc compiles it. (Macro
-# names no CUDA header uses: clang's CUDA wrapper includes curand_mtgp32_kernel.h, whose `V`
-# parameter a `-DV=` breaks in the parse, not in nvcc's compile.)
+# parse must see what nvcc sees: strictly, the source is rewritten, as nvcc compiles it. (`V` is
+# also a parameter of curand_mtgp32_kernel.h, which clang's CUDA wrapper included unasked: the
+# parse failed where nvcc compiles.)
 file(WRITE ${OUT}/lists/one/one.h "#define FROM_ONE 1\n")
 file(WRITE ${OUT}/lists/two/two.h "#define FROM_TWO 2\n")
 file(WRITE ${OUT}/lists/lists.cu "#include \"one.h\"\n#include \"two.h\"\n"
      "#if !defined(LIST_A) || !defined(LIST_B) || !defined(GONE_TOO) || defined(GONE) || FROM_ONE + FROM_TWO != 3\n"
      "#error the lists were not split\n#endif\n"
-     "constexpr int values[] = {LIST_V};\nstatic_assert(sizeof(values) == 3 * sizeof(int), \"LIST_V\");\n"
+     "constexpr int values[] = {V};\nstatic_assert(sizeof(values) == 3 * sizeof(int), \"V\");\n"
      "__global__ void k(int *o) { o[0] = LIST_A + LIST_B; }\n"
      "int main() { int *d; cudaMalloc(&d, sizeof(int)); k<<<1, 1>>>(d); cudaFree(d); return 0; }\n")
 execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_NVCC} -c lists.cu -o lists.o
-                        -DLIST_A=1,LIST_B=2 "-DLIST_V=1\\,2\\,4" --define-macro=GONE,GONE_TOO -UGONE
+                        -DLIST_A=1,LIST_B=2 "-DV=1\\,2\\,4" --define-macro=GONE,GONE_TOO -UGONE
                         -Ione,two
                 WORKING_DIRECTORY ${OUT}/lists TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nvcc's comma-separated -D/-U/-I lists (${rc}):\n${err}")
 endif()
 expect_symbols("lists/lists.o;U mgb_task_begin")
+
+# nvcc reads NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS as flags before and after its command line
+# (round 15: lonestar's builds, with -D and -arch there): the parse sees them too, strictly.
+file(WRITE ${OUT}/env_flags/e.cu "#if !defined(TILE) || !defined(FIRST)\n#error TILE and FIRST must be defined\n#endif\n"
+     "__global__ void k(int *o) { o[0] = TILE; }\n"
+     "int main() { int *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); cudaFree(d); return FIRST; }\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 "NVCC_APPEND_FLAGS=-DTILE=16 -arch=sm_90"
+                        NVCC_PREPEND_FLAGS=-DFIRST=0 ${MGB_NVCC} -c e.cu -o e.o
+                WORKING_DIRECTORY ${OUT}/env_flags TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "flags from NVCC_APPEND_FLAGS/NVCC_PREPEND_FLAGS (${rc}):\n${err}")
+endif()
+expect_symbols("env_flags/e.o;U mgb_task_begin")
 
 # A host compiler that wraps g++ and adds an include directory of its own (round 13: TeaLeaf's
 # `nvcc -ccbin mpicxx` finding mpi.h; MGB_CXX=mpicxx for mgb-c++): the parse sees that directory.

@@ -85,6 +85,20 @@ if(rc EQUAL 0 OR EXISTS ${OUT}/strict2.o)
   message(FATAL_ERROR "MGB_STRICT=1 should fail without compiling (${rc}):\n${err}")
 endif()
 
+# Strict, and a C++ source that names cudaError_t without the CUDA runtime's headers (its own
+# stand-ins, as the CUDA Handbook's CUDA-free build has): not CUDA code, so not parsed; compiled
+# as written, without a warning (before: parsed with the toolkit's declarations, which clash).
+file(WRITE ${OUT}/own_cuda_names.cpp "typedef int cudaError_t;\n"
+     "static const cudaError_t cudaSuccess = 0;\n"
+     "static inline cudaError_t cudaGetDeviceCount(int *p) { *p = 0; return cudaSuccess; }\n"
+     "int devices() { int n; return cudaGetDeviceCount(&n) == cudaSuccess ? n : -1; }\n")
+file(REMOVE ${log})
+run(${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_CC} -c own_cuda_names.cpp -o own_cuda_names.o)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${OUT}/own_cuda_names.o OR err MATCHES "WARNING|error" OR EXISTS ${log})
+  message(FATAL_ERROR "a source with its own cuda* names should compile as written, quietly (${rc}):\n${err}")
+endif()
+expect_symbols(own_cuda_names.o "" "mgb_")
+
 # Strict, and the source is broken as written (nvcc rejects it too): the build fails as it would
 # without mgb, with nvcc's own error and exit status, and nothing is made.
 file(WRITE ${OUT}/broken.cu "__global__ void k(int *p) { p[0] = 1; }\n"

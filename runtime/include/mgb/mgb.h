@@ -30,14 +30,17 @@
 
 #include <cuda_runtime_api.h>
 
-/* Valid C89 on and C++98 on: rewritten sources keep the language standard they were written in. */
+/* Valid C89 on and C++98 on: rewritten sources keep the language standard they were written in.
+ * Every name declared here is mgb_-prefixed, parameters and template parameters included: the
+ * program's command-line macros (`-DV=4`, `-Dn=...`) meet this header, which the program never
+ * included itself (round 15: a -DV= broke mgb_arg's `V`). */
 
 /* The twins take CUDA's default arguments in C++ (a call renamed by the #define fallback relies on
  * them: `cudaMemcpyAsync(d, h, n, kind)`). */
 #ifdef __cplusplus
-#define MGB_DEFAULT(value) = value
+#define MGB_DEFAULT(mgb_value) = mgb_value
 #else
-#define MGB_DEFAULT(value)
+#define MGB_DEFAULT(mgb_value)
 #endif
 #if defined(__cplusplus) && __cplusplus >= 201103L
 #define MGB_NO_STREAM nullptr
@@ -62,64 +65,70 @@ typedef uint64_t mgb_task;
  * kernel (may be NULL) is the host stub of one of its kernels, for registers and shared memory.
  * site is "file:line" for messages. Returns once mgbd placed the task; the chosen GPU is then the
  * current device of the calling thread. Tasks nest: an inner begin joins the outer task. */
-mgb_task mgb_task_begin(size_t memory_bytes, mgb_dim3 grid, mgb_dim3 block, const void *kernel,
-                        const char *site);
+mgb_task mgb_task_begin(size_t mgb_memory_bytes, mgb_dim3 mgb_grid, mgb_dim3 mgb_block,
+                        const void *mgb_kernel, const char *mgb_site);
 
 /* Ends a task: waits for the device work the task issued, then releases its reservation. */
-void mgb_task_end(mgb_task task);
+void mgb_task_end(mgb_task mgb_task_handle);
 
 /* ---- drop-in CUDA replacements (guard + lazy layer) --------------------------------------------
  */
 
-cudaError_t mgb_cudaMalloc(void **ptr, size_t bytes);
-cudaError_t mgb_cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height);
-cudaError_t mgb_cudaMallocManaged(void **ptr, size_t bytes,
-                                  unsigned int flags MGB_DEFAULT(cudaMemAttachGlobal));
-cudaError_t mgb_cudaFree(void *ptr);
-cudaError_t mgb_cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
-cudaError_t mgb_cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                                cudaStream_t stream MGB_DEFAULT(MGB_NO_STREAM));
-cudaError_t mgb_cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                             size_t height, enum cudaMemcpyKind kind);
-cudaError_t mgb_cudaMemset(void *ptr, int value, size_t count);
-cudaError_t mgb_cudaMemsetAsync(void *ptr, int value, size_t count,
-                                cudaStream_t stream MGB_DEFAULT(MGB_NO_STREAM));
-cudaError_t mgb_cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
-                                   size_t offset MGB_DEFAULT(0),
-                                   enum cudaMemcpyKind kind MGB_DEFAULT(cudaMemcpyHostToDevice));
-cudaError_t mgb_cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
-                                     size_t offset MGB_DEFAULT(0),
-                                     enum cudaMemcpyKind kind MGB_DEFAULT(cudaMemcpyDeviceToHost));
-cudaError_t mgb_cudaStreamCreate(cudaStream_t *stream);
-cudaError_t mgb_cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
-cudaError_t mgb_cudaStreamDestroy(cudaStream_t stream);
-cudaError_t mgb_cudaStreamSynchronize(cudaStream_t stream);
-cudaError_t mgb_cudaStreamQuery(cudaStream_t stream);
-cudaError_t mgb_cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
-                                    unsigned int flags MGB_DEFAULT(0));
-cudaError_t mgb_cudaEventCreate(cudaEvent_t *event);
-cudaError_t mgb_cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
-cudaError_t mgb_cudaEventQuery(cudaEvent_t event);
-cudaError_t mgb_cudaEventRecord(cudaEvent_t event, cudaStream_t stream MGB_DEFAULT(MGB_NO_STREAM));
-cudaError_t mgb_cudaEventSynchronize(cudaEvent_t event);
-cudaError_t mgb_cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
-cudaError_t mgb_cudaEventDestroy(cudaEvent_t event);
-cudaError_t mgb_cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
+cudaError_t mgb_cudaMalloc(void **mgb_ptr, size_t mgb_bytes);
+cudaError_t mgb_cudaMallocPitch(void **mgb_ptr, size_t *mgb_pitch, size_t mgb_width,
+                                size_t mgb_height);
+cudaError_t mgb_cudaMallocManaged(void **mgb_ptr, size_t mgb_bytes,
+                                  unsigned int mgb_flags MGB_DEFAULT(cudaMemAttachGlobal));
+cudaError_t mgb_cudaFree(void *mgb_ptr);
+cudaError_t mgb_cudaMemcpy(void *mgb_dst, const void *mgb_src, size_t mgb_count,
+                           enum cudaMemcpyKind mgb_kind);
+cudaError_t mgb_cudaMemcpyAsync(void *mgb_dst, const void *mgb_src, size_t mgb_count,
+                                enum cudaMemcpyKind mgb_kind,
+                                cudaStream_t mgb_stream MGB_DEFAULT(MGB_NO_STREAM));
+cudaError_t mgb_cudaMemcpy2D(void *mgb_dst, size_t mgb_dpitch, const void *mgb_src,
+                             size_t mgb_spitch, size_t mgb_width, size_t mgb_height,
+                             enum cudaMemcpyKind mgb_kind);
+cudaError_t mgb_cudaMemset(void *mgb_ptr, int mgb_value, size_t mgb_count);
+cudaError_t mgb_cudaMemsetAsync(void *mgb_ptr, int mgb_value, size_t mgb_count,
+                                cudaStream_t mgb_stream MGB_DEFAULT(MGB_NO_STREAM));
+cudaError_t mgb_cudaMemcpyToSymbol(
+    const void *mgb_symbol, const void *mgb_src, size_t mgb_count, size_t mgb_offset MGB_DEFAULT(0),
+    enum cudaMemcpyKind mgb_kind MGB_DEFAULT(cudaMemcpyHostToDevice));
+cudaError_t mgb_cudaMemcpyFromSymbol(
+    void *mgb_dst, const void *mgb_symbol, size_t mgb_count, size_t mgb_offset MGB_DEFAULT(0),
+    enum cudaMemcpyKind mgb_kind MGB_DEFAULT(cudaMemcpyDeviceToHost));
+cudaError_t mgb_cudaStreamCreate(cudaStream_t *mgb_stream);
+cudaError_t mgb_cudaStreamCreateWithFlags(cudaStream_t *mgb_stream, unsigned int mgb_flags);
+cudaError_t mgb_cudaStreamDestroy(cudaStream_t mgb_stream);
+cudaError_t mgb_cudaStreamSynchronize(cudaStream_t mgb_stream);
+cudaError_t mgb_cudaStreamQuery(cudaStream_t mgb_stream);
+cudaError_t mgb_cudaStreamWaitEvent(cudaStream_t mgb_stream, cudaEvent_t mgb_event,
+                                    unsigned int mgb_flags MGB_DEFAULT(0));
+cudaError_t mgb_cudaEventCreate(cudaEvent_t *mgb_event);
+cudaError_t mgb_cudaEventCreateWithFlags(cudaEvent_t *mgb_event, unsigned int mgb_flags);
+cudaError_t mgb_cudaEventQuery(cudaEvent_t mgb_event);
+cudaError_t mgb_cudaEventRecord(cudaEvent_t mgb_event,
+                                cudaStream_t mgb_stream MGB_DEFAULT(MGB_NO_STREAM));
+cudaError_t mgb_cudaEventSynchronize(cudaEvent_t mgb_event);
+cudaError_t mgb_cudaEventElapsedTime(float *mgb_ms, cudaEvent_t mgb_start, cudaEvent_t mgb_end);
+cudaError_t mgb_cudaEventDestroy(cudaEvent_t mgb_event);
+cudaError_t mgb_cudaDeviceSetLimit(enum cudaLimit mgb_limit, size_t mgb_value);
 /* The program's own device choice is recorded but does not move work: mgbd picks the GPU. */
-cudaError_t mgb_cudaSetDevice(int device);
+cudaError_t mgb_cudaSetDevice(int mgb_device);
 /* The device the program chose with cudaSetDevice (0 until it chose one), as CUDA would answer;
  * not the GPU mgbd placed its work on. */
-cudaError_t mgb_cudaGetDevice(int *device);
+cudaError_t mgb_cudaGetDevice(int *mgb_device);
 cudaError_t mgb_cudaDeviceSynchronize(void);
 /* Peer copies between the program's devices: by the unified addresses, which say where mgbd put
  * the memory (the device numbers are checked as CUDA checks them). */
-cudaError_t mgb_cudaMemcpyPeer(void *dst, int dst_device, const void *src, int src_device,
-                               size_t count);
-cudaError_t mgb_cudaMemcpyPeerAsync(void *dst, int dst_device, const void *src, int src_device,
-                                    size_t count, cudaStream_t stream MGB_DEFAULT(MGB_NO_STREAM));
+cudaError_t mgb_cudaMemcpyPeer(void *mgb_dst, int mgb_dst_device, const void *mgb_src,
+                               int mgb_src_device, size_t mgb_count);
+cudaError_t mgb_cudaMemcpyPeerAsync(void *mgb_dst, int mgb_dst_device, const void *mgb_src,
+                                    int mgb_src_device, size_t mgb_count,
+                                    cudaStream_t mgb_stream MGB_DEFAULT(MGB_NO_STREAM));
 /* Peer access from the program's own device (its cudaSetDevice), as CUDA would answer. */
-cudaError_t mgb_cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags);
-cudaError_t mgb_cudaDeviceDisablePeerAccess(int peer_device);
+cudaError_t mgb_cudaDeviceEnablePeerAccess(int mgb_peer_device, unsigned int mgb_flags);
+cudaError_t mgb_cudaDeviceDisablePeerAccess(int mgb_peer_device);
 /* The program's last error as CUDA would hold it without mgb: what its own calls and the mgb_
  * twins returned, never what libmgb's internal CUDA calls left. */
 cudaError_t mgb_cudaGetLastError(void);
@@ -127,36 +136,38 @@ cudaError_t mgb_cudaPeekAtLastError(void);
 
 /* CUDA graphs: the memory a capture uses is placed on one GPU before it begins; the capture, the
  * instantiation and every launch of the graph happen on that GPU. */
-cudaError_t mgb_cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
-cudaError_t mgb_cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
+cudaError_t mgb_cudaStreamBeginCapture(cudaStream_t mgb_stream,
+                                       enum cudaStreamCaptureMode mgb_mode);
+cudaError_t mgb_cudaStreamEndCapture(cudaStream_t mgb_stream, cudaGraph_t *mgb_graph);
 /* `unsigned long long` (the flags, as CUDA declares them) is not C89/C++98: no -pedantic(-errors)
  * diagnostic for it here. */
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wlong-long"
 #endif
-cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
-                                     unsigned long long flags MGB_DEFAULT(0));
-cudaError_t mgb_cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph,
-                                              unsigned long long flags MGB_DEFAULT(0));
+cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *mgb_exec, cudaGraph_t mgb_graph,
+                                     unsigned long long mgb_flags MGB_DEFAULT(0));
+cudaError_t mgb_cudaGraphInstantiateWithFlags(cudaGraphExec_t *mgb_exec, cudaGraph_t mgb_graph,
+                                              unsigned long long mgb_flags MGB_DEFAULT(0));
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
-cudaError_t mgb_cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t mgb_cudaGraphLaunch(cudaGraphExec_t mgb_exec, cudaStream_t mgb_stream);
 
 /* cudaLaunchKernel with a stand-in stream made real; when no task is current it prepares the lazy
  * task of the buffers in args first (as mgb_launch_prepare does, with the kernel's parameter sizes
  * from CUDA). */
-cudaError_t mgb_cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
-                                 size_t shared_bytes, cudaStream_t stream);
+cudaError_t mgb_cudaLaunchKernel(const void *mgb_func, dim3 mgb_grid, dim3 mgb_block,
+                                 void **mgb_args, size_t mgb_shared_bytes, cudaStream_t mgb_stream);
 /* cudaLaunchCooperativeKernel the same way (grid-wide synchronisation: every block resident). */
-cudaError_t mgb_cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
-                                            size_t shared_bytes, cudaStream_t stream);
+cudaError_t mgb_cudaLaunchCooperativeKernel(const void *mgb_func, dim3 mgb_grid, dim3 mgb_block,
+                                            void **mgb_args, size_t mgb_shared_bytes,
+                                            cudaStream_t mgb_stream);
 #if CUDART_VERSION >= 11080
 /* cudaLaunchKernelExC (thread-block clusters and other launch attributes) the same way; the
  * config's stand-in stream and the events its attributes name are made real. */
-cudaError_t mgb_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
-                                    void **args);
+cudaError_t mgb_cudaLaunchKernelExC(const cudaLaunchConfig_t *mgb_config, const void *mgb_func,
+                                    void **mgb_args);
 #endif
 
 /* ---- lazy launches -----------------------------------------------------------------------------
@@ -166,30 +177,31 @@ cudaError_t mgb_cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void
  * launch's argument values, as cudaLaunchKernel takes them, each arg_sizes[i] bytes), maps them,
  * replays their recorded operations on its GPU and makes that GPU current. Arguments naming no
  * lazy buffer are ignored. */
-cudaError_t mgb_launch_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel, const char *site,
-                               int nargs, const void *const *args, const size_t *arg_sizes);
+cudaError_t mgb_launch_prepare(mgb_dim3 mgb_grid, mgb_dim3 mgb_block, const void *mgb_kernel,
+                               const char *mgb_site, int mgb_nargs, const void *const *mgb_args,
+                               const size_t *mgb_arg_sizes);
 
 /* Before a call into code mgb cannot see (a CUDA library: cuBLAS, cuSPARSE...): binds the lazy
  * buffers among pointers[0..n) to one task, as a launch would, and makes its GPU current. The C
  * form of mgb_prepare for such calls. */
-cudaError_t mgb_prepare_pointers(const char *site, int n, const void *const *pointers);
+cudaError_t mgb_prepare_pointers(const char *mgb_site, int mgb_n, const void *const *mgb_pointers);
 
 /* Called (by mgb/unseen_tu.h, at start-up) for each translation unit compiled as written: that
  * code may receive any device pointer, so from then on every allocation is bound eagerly (real at
  * once, one task for the process) and no lazy address is handed out. */
 #ifndef MGB_NOTE_UNSEEN_CODE_DECLARED /* also declared by mgb/unseen_tu.h (-Wredundant-decls) */
 #define MGB_NOTE_UNSEEN_CODE_DECLARED
-void mgb_note_unseen_code(const char *file);
+void mgb_note_unseen_code(const char *mgb_file);
 #endif
 
 /* Binds the lazy buffer at ptr (to this thread's task) if it is not yet; returns ptr: the address
  * is real already. */
-void *mgb_real_ptr(const void *ptr);
+void *mgb_real_ptr(const void *mgb_ptr);
 /* Binds the lazy buffers named by the pointer-aligned words of bytes[0..size); the bytes are left
  * as they are. */
-void mgb_translate_words(void *bytes, size_t size);
+void mgb_translate_words(void *mgb_bytes, size_t mgb_size);
 /* The real stream behind a stand-in stream on the current device. */
-cudaStream_t mgb_real_stream(cudaStream_t stream);
+cudaStream_t mgb_real_stream(cudaStream_t mgb_stream);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -198,68 +210,70 @@ cudaStream_t mgb_real_stream(cudaStream_t stream);
  * C++98 on; mgb_arg and mgb_prepare (launches and library calls) need C++11. */
 
 /* grid/block expressions are dim3 or integers; dim3 converts from both. */
-inline mgb_dim3 mgb_dim(dim3 d) {
-  mgb_dim3 r = {d.x, d.y, d.z};
-  return r;
+inline mgb_dim3 mgb_dim(dim3 mgb_d) {
+  mgb_dim3 mgb_r = {mgb_d.x, mgb_d.y, mgb_d.z};
+  return mgb_r;
 }
 
-template <class T>
-inline cudaError_t mgb_cudaMalloc(T **ptr, size_t bytes) {
-  return mgb_cudaMalloc(reinterpret_cast<void **>(ptr), bytes);
+template <class mgb_T>
+inline cudaError_t mgb_cudaMalloc(mgb_T **mgb_ptr, size_t mgb_bytes) {
+  return mgb_cudaMalloc(reinterpret_cast<void **>(mgb_ptr), mgb_bytes);
 }
-template <class T>
-inline cudaError_t mgb_cudaMallocPitch(T **ptr, size_t *pitch, size_t width, size_t height) {
-  return mgb_cudaMallocPitch(reinterpret_cast<void **>(ptr), pitch, width, height);
+template <class mgb_T>
+inline cudaError_t mgb_cudaMallocPitch(mgb_T **mgb_ptr, size_t *mgb_pitch, size_t mgb_width,
+                                       size_t mgb_height) {
+  return mgb_cudaMallocPitch(reinterpret_cast<void **>(mgb_ptr), mgb_pitch, mgb_width, mgb_height);
 }
-template <class T>
-inline cudaError_t mgb_cudaMallocManaged(T **ptr, size_t bytes,
-                                         unsigned int flags = cudaMemAttachGlobal) {
-  return mgb_cudaMallocManaged(reinterpret_cast<void **>(ptr), bytes, flags);
+template <class mgb_T>
+inline cudaError_t mgb_cudaMallocManaged(mgb_T **mgb_ptr, size_t mgb_bytes,
+                                         unsigned int mgb_flags = cudaMemAttachGlobal) {
+  return mgb_cudaMallocManaged(reinterpret_cast<void **>(mgb_ptr), mgb_bytes, mgb_flags);
 }
 /* cudaMemcpyToSymbol(symbol, ...) takes the symbol by reference in CUDA's C++ API. */
-template <class T>
-inline cudaError_t mgb_cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count,
-                                          size_t offset = 0,
-                                          cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
-  return mgb_cudaMemcpyToSymbol(reinterpret_cast<const void *>(&symbol), src, count, offset, kind);
+template <class mgb_T>
+inline cudaError_t mgb_cudaMemcpyToSymbol(const mgb_T &mgb_symbol, const void *mgb_src,
+                                          size_t mgb_count, size_t mgb_offset = 0,
+                                          cudaMemcpyKind mgb_kind = cudaMemcpyHostToDevice) {
+  return mgb_cudaMemcpyToSymbol(reinterpret_cast<const void *>(&mgb_symbol), mgb_src, mgb_count,
+                                mgb_offset, mgb_kind);
 }
-template <class T>
-inline cudaError_t mgb_cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count,
-                                            size_t offset = 0,
-                                            cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
-  return mgb_cudaMemcpyFromSymbol(dst, reinterpret_cast<const void *>(&symbol), count, offset,
-                                  kind);
+template <class mgb_T>
+inline cudaError_t mgb_cudaMemcpyFromSymbol(void *mgb_dst, const mgb_T &mgb_symbol,
+                                            size_t mgb_count, size_t mgb_offset = 0,
+                                            cudaMemcpyKind mgb_kind = cudaMemcpyDeviceToHost) {
+  return mgb_cudaMemcpyFromSymbol(mgb_dst, reinterpret_cast<const void *>(&mgb_symbol), mgb_count,
+                                  mgb_offset, mgb_kind);
 }
 
 /* cuda_runtime.h's templates that take the kernel itself: a renamed call stays as written. */
-template <class T>
-inline cudaError_t mgb_cudaLaunchKernel(const T *func, dim3 grid, dim3 block, void **args,
-                                        size_t shared_bytes = 0,
-                                        cudaStream_t stream = MGB_NO_STREAM) {
-  return mgb_cudaLaunchKernel(reinterpret_cast<const void *>(func), grid, block, args, shared_bytes,
-                              stream);
+template <class mgb_T>
+inline cudaError_t mgb_cudaLaunchKernel(const mgb_T *mgb_func, dim3 mgb_grid, dim3 mgb_block,
+                                        void **mgb_args, size_t mgb_shared_bytes = 0,
+                                        cudaStream_t mgb_stream = MGB_NO_STREAM) {
+  return mgb_cudaLaunchKernel(reinterpret_cast<const void *>(mgb_func), mgb_grid, mgb_block,
+                              mgb_args, mgb_shared_bytes, mgb_stream);
 }
-template <class T>
-inline cudaError_t mgb_cudaLaunchCooperativeKernel(T *func, dim3 grid, dim3 block, void **args,
-                                                   size_t shared_bytes = 0,
-                                                   cudaStream_t stream = MGB_NO_STREAM) {
-  return mgb_cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(func), grid, block, args,
-                                         shared_bytes, stream);
+template <class mgb_T>
+inline cudaError_t mgb_cudaLaunchCooperativeKernel(mgb_T *mgb_func, dim3 mgb_grid, dim3 mgb_block,
+                                                   void **mgb_args, size_t mgb_shared_bytes = 0,
+                                                   cudaStream_t mgb_stream = MGB_NO_STREAM) {
+  return mgb_cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(mgb_func), mgb_grid,
+                                         mgb_block, mgb_args, mgb_shared_bytes, mgb_stream);
 }
 
 /* cuda_runtime.h's C++ overload cudaEventCreate(event, flags). */
-inline cudaError_t mgb_cudaEventCreate(cudaEvent_t *event, unsigned int flags) {
-  return mgb_cudaEventCreateWithFlags(event, flags);
+inline cudaError_t mgb_cudaEventCreate(cudaEvent_t *mgb_event, unsigned int mgb_flags) {
+  return mgb_cudaEventCreateWithFlags(mgb_event, mgb_flags);
 }
 
 /* cuda_runtime.h's older five-argument cudaGraphInstantiate (error node and log unused). */
-inline cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
-                                            cudaGraphNode_t *error_node, char *log,
-                                            size_t log_size) {
-  (void)error_node;
-  (void)log;
-  (void)log_size;
-  return mgb_cudaGraphInstantiate(exec, graph, 0);
+inline cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *mgb_exec, cudaGraph_t mgb_graph,
+                                            cudaGraphNode_t *mgb_error_node, char *mgb_log,
+                                            size_t mgb_log_size) {
+  (void)mgb_error_node;
+  (void)mgb_log;
+  (void)mgb_log_size;
+  return mgb_cudaGraphInstantiate(mgb_exec, mgb_graph, 0);
 }
 
 #if __cplusplus >= 201103L
@@ -271,71 +285,79 @@ inline cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t g
  * Tag dispatch rather than `if constexpr`: rewritten sources may be compiled at -std=c++11. */
 namespace mgb_detail {
 /* 0: a pointer; 1: trivially copyable and at least pointer-sized; 2: anything else. */
-template <class T>
-struct arg_kind
-    : std::integral_constant<
-          int, std::is_pointer<T>::value                                               ? 0
-               : (std::is_trivially_copyable<T>::value && sizeof(T) >= sizeof(void *)) ? 1
-                                                                                       : 2> {};
-template <class T>
-inline T arg(const T &value, std::integral_constant<int, 0>) {
-  return static_cast<T>(mgb_real_ptr(reinterpret_cast<const void *>(value)));
+template <class mgb_T>
+struct mgb_arg_kind : std::integral_constant<int, std::is_pointer<mgb_T>::value ? 0
+                                                  : (std::is_trivially_copyable<mgb_T>::value &&
+                                                     sizeof(mgb_T) >= sizeof(void *))
+                                                      ? 1
+                                                      : 2> {};
+template <class mgb_T>
+inline mgb_T mgb_bound_arg(const mgb_T &mgb_value, std::integral_constant<int, 0>) {
+  return static_cast<mgb_T>(mgb_real_ptr(reinterpret_cast<const void *>(mgb_value)));
 }
-template <class T>
-inline T arg(const T &value, std::integral_constant<int, 1>) {
-  T copy = value;
-  mgb_translate_words(&copy, sizeof(T));
-  return copy;
+template <class mgb_T>
+inline mgb_T mgb_bound_arg(const mgb_T &mgb_value, std::integral_constant<int, 1>) {
+  mgb_T mgb_copy = mgb_value;
+  mgb_translate_words(&mgb_copy, sizeof(mgb_T));
+  return mgb_copy;
 }
 } /* namespace mgb_detail */
 
-template <class T>
-inline typename std::enable_if<mgb_detail::arg_kind<typename std::decay<T>::type>::value != 2,
-                               typename std::decay<T>::type>::type
-mgb_arg(T &&value) {
-  typedef typename std::decay<T>::type V;
-  return mgb_detail::arg<V>(value, std::integral_constant<int, mgb_detail::arg_kind<V>::value>());
+template <class mgb_T>
+inline
+    typename std::enable_if<mgb_detail::mgb_arg_kind<typename std::decay<mgb_T>::type>::value != 2,
+                            typename std::decay<mgb_T>::type>::type
+    mgb_arg(mgb_T &&mgb_value) {
+  typedef typename std::decay<mgb_T>::type mgb_V;
+  return mgb_detail::mgb_bound_arg<mgb_V>(
+      mgb_value, std::integral_constant<int, mgb_detail::mgb_arg_kind<mgb_V>::value>());
 }
 /* Anything else is the argument itself, as given: the launch copies it as it would have (a class
  * whose only copy constructor takes a non-const reference, SlabHash's contexts, copies from the
  * lvalue the program wrote). */
-template <class T>
-inline typename std::enable_if<mgb_detail::arg_kind<typename std::decay<T>::type>::value == 2,
-                               T &&>::type
-mgb_arg(T &&value) {
-  return std::forward<T>(value);
+template <class mgb_T>
+inline
+    typename std::enable_if<mgb_detail::mgb_arg_kind<typename std::decay<mgb_T>::type>::value == 2,
+                            mgb_T &&>::type
+    mgb_arg(mgb_T &&mgb_value) {
+  return std::forward<mgb_T>(mgb_value);
 }
 
 /* mgb_prepare(grid, block, kernel, site, args...): mgb_launch_prepare with the arguments' values.
  */
-template <class... Args>
-inline cudaError_t mgb_prepare(mgb_dim3 grid, mgb_dim3 block, const void *kernel, const char *site,
-                               const Args &...args) {
-  const void *values[sizeof...(Args) + 1] = {static_cast<const void *>(&args)..., nullptr};
-  const size_t sizes[sizeof...(Args) + 1] = {sizeof(Args)..., 0};
-  return mgb_launch_prepare(grid, block, kernel, site, static_cast<int>(sizeof...(Args)), values,
-                            sizes);
+template <class... mgb_Args>
+inline cudaError_t mgb_prepare(mgb_dim3 mgb_grid, mgb_dim3 mgb_block, const void *mgb_kernel,
+                               const char *mgb_site, const mgb_Args &...mgb_args) {
+  const void *mgb_values[sizeof...(mgb_Args) + 1] = {static_cast<const void *>(&mgb_args)...,
+                                                     nullptr};
+  const size_t mgb_sizes[sizeof...(mgb_Args) + 1] = {sizeof(mgb_Args)..., 0};
+  return mgb_launch_prepare(mgb_grid, mgb_block, mgb_kernel, mgb_site,
+                            static_cast<int>(sizeof...(mgb_Args)), mgb_values, mgb_sizes);
 }
 
 #if CUDART_VERSION >= 11080
 /* cuda_runtime.h's cudaLaunchKernelEx templates, calling mgb_cudaLaunchKernelExC: the arguments
  * are converted to the kernel's parameter types first, as CUDA's own template does. */
-template <class... ExpTypes, class... ActTypes>
-inline cudaError_t mgb_cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
-                                          void (*kernel)(ExpTypes...), ActTypes &&...args) {
-  return [&](ExpTypes... coerced) {
-    void *values[sizeof...(ExpTypes) + 1] = {
-        const_cast<void *>(static_cast<const void *>(&coerced))..., nullptr};
-    return mgb_cudaLaunchKernelExC(config, reinterpret_cast<const void *>(kernel), values);
-  }(std::forward<ActTypes>(args)...);
+template <class... mgb_ExpTypes, class... mgb_ActTypes>
+inline cudaError_t mgb_cudaLaunchKernelEx(const cudaLaunchConfig_t *mgb_config,
+                                          void (*mgb_kernel)(mgb_ExpTypes...),
+                                          mgb_ActTypes &&...mgb_args) {
+  return [&](mgb_ExpTypes... mgb_coerced) {
+    void *mgb_values[sizeof...(mgb_ExpTypes) + 1] = {
+        const_cast<void *>(static_cast<const void *>(&mgb_coerced))..., nullptr};
+    return mgb_cudaLaunchKernelExC(mgb_config, reinterpret_cast<const void *>(mgb_kernel),
+                                   mgb_values);
+  }(std::forward<mgb_ActTypes>(mgb_args)...);
 }
 #if CUDART_VERSION >= 12000
-template <class... ActTypes>
-inline cudaError_t mgb_cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
-                                          const cudaKernel_t kernel, ActTypes &&...args) {
-  void *values[sizeof...(ActTypes) + 1] = {const_cast<void *>(static_cast<const void *>(&args))...,
-                                           nullptr};
-  return mgb_cudaLaunchKernelExC(config, reinterpret_cast<const void *>(kernel), values);
+template <class... mgb_ActTypes>
+inline cudaError_t mgb_cudaLaunchKernelEx(const cudaLaunchConfig_t *mgb_config,
+                                          const cudaKernel_t mgb_kernel,
+                                          mgb_ActTypes &&...mgb_args) {
+  void *mgb_values[sizeof...(mgb_ActTypes) + 1] = {
+      const_cast<void *>(static_cast<const void *>(&mgb_args))..., nullptr};
+  return mgb_cudaLaunchKernelExC(mgb_config, reinterpret_cast<const void *>(mgb_kernel),
+                                 mgb_values);
 }
 #endif
 #endif

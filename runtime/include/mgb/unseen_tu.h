@@ -19,7 +19,7 @@ extern "C" {
  * before any other libmgb call and before libmgb's own static objects are constructed. */
 #ifndef MGB_NOTE_UNSEEN_CODE_DECLARED /* also declared by mgb/mgb.h (-Wredundant-decls) */
 #define MGB_NOTE_UNSEEN_CODE_DECLARED
-void mgb_note_unseen_code(const char *file);
+void mgb_note_unseen_code(const char *mgb_file);
 #endif
 
 #ifdef __cplusplus

@@ -8,7 +8,10 @@
 // - a kernel template handed to a CUB utility by its template-id (cub::MaxSmOccupancy in CUB's
 //   block examples): taken for device memory and wrapped in mgb_arg(), which cannot deduce it;
 // - time() called without <time.h> (nvcc's implicit cuda_runtime.h declares it; clang's parse
-//   did not: the file fell back to unrewritten).
+//   did not: the file fell back to unrewritten);
+// - members declared without target attributes and defined out of line __device__ (the CUDA
+//   Handbook's spin lock, round 14): nvcc warns (#20039) and makes them __host__ __device__;
+//   clang found no declaration for the definitions and the file fell back to unrewritten.
 // CHECK-MESSAGES-NOT: error
 #include <cstdio>
 #include <cub/util_device.cuh>
@@ -60,6 +63,32 @@ int occupancyThenFill() {
   return occupancy > 0 ? h : -1;
 }
 
+struct Tally {
+  explicit Tally(int *slot);
+  void add(int v) const;
+  int *slot_;
+};
+__device__ Tally::Tally(int *slot) : slot_(slot) {}
+__device__ void Tally::add(int v) const { atomicAdd(slot_, v); }
+
+__global__ void tallyThreads(int *slot) {
+  Tally tally(slot);
+  tally.add(threadIdx.x);
+}
+
+// CHECK-LABEL: int sumOfThreadIndices(int threads)
+int sumOfThreadIndices(int threads) {
+  int *d = nullptr;
+  // CHECK: mgb_task_begin
+  cudaMalloc(&d, sizeof(int));
+  cudaMemset(d, 0, sizeof(int));
+  tallyThreads<<<1, threads>>>(d);
+  int h = 0;
+  cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost);
+  cudaFree(d);
+  return h;
+}
+
 int main() {
   srand(static_cast<unsigned>(time(NULL)));
   Counter *c = new Counter;
@@ -67,5 +96,6 @@ int main() {
   bumpTwice(*c);
   printf("counter %d (expect 42), fill %d (expect 128)\n", c->value, occupancyThenFill<128>());
   delete c;
+  printf("tally %d (expect 28)\n", sumOfThreadIndices(8));
   return 0;
 }
