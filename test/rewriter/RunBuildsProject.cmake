@@ -167,6 +167,32 @@ if(NOT rc EQUAL 0)
 endif()
 expect_symbols("env_flags/e.o;U mgb_task_begin")
 
+# nvcc's `-OPTION=VALUE` spellings (CMake writes `-isystem=DIR`) and OpenMP through the host
+# compiler (`-Xcompiler=-fopenmp`; mgb-c++ `-fopenmp`), which defines _OPENMP (round 15: cudaKDTree's
+# MPI include, QuEST's "#error ... without enabling OpenMP"): the parse sees what nvcc/g++ see.
+file(WRITE ${OUT}/spellings/sys/sys_only.h "#define SYS_ONLY 1\n")
+file(WRITE ${OUT}/spellings/inc/inc_only.h "#define INC_ONLY 1\n")
+set(needs_openmp "#if !defined(_OPENMP)\n#error without OpenMP\n#endif\n")
+file(WRITE ${OUT}/spellings/s.cu "#include <sys_only.h>\n#include <inc_only.h>\n${needs_openmp}"
+     "__global__ void k(int *o) { o[0] = SYS_ONLY + INC_ONLY + EQ_DEFINED; }\n"
+     "int main() { int *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); cudaFree(d); return 0; }\n")
+file(WRITE ${OUT}/spellings/h.cpp "${needs_openmp}#include <cuda_runtime.h>\n"
+     "int grab() { void *p; cudaMalloc(&p, 4); return cudaFree(p); }\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_NVCC} -isystem=sys -I=inc
+                        -D=EQ_DEFINED=1 -Xcompiler=-fopenmp -c s.cu -o s.o
+                WORKING_DIRECTORY ${OUT}/spellings TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nvcc's -OPTION=VALUE spellings and -Xcompiler=-fopenmp (${rc}):\n${err}")
+endif()
+expect_symbols("spellings/s.o;U mgb_task_begin")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_CXX} -fopenmp
+                        -I/usr/local/cuda/include -c h.cpp -o h.o
+                WORKING_DIRECTORY ${OUT}/spellings TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mgb-c++ -fopenmp (${rc}):\n${err}")
+endif()
+expect_symbols("spellings/h.o;U mgb_cudaMalloc")
+
 # A host compiler that wraps g++ and adds an include directory of its own (round 13: TeaLeaf's
 # `nvcc -ccbin mpicxx` finding mpi.h; MGB_CXX=mpicxx for mgb-c++): the parse sees that directory.
 file(WRITE ${OUT}/wrapper/inc/only_here.h "#define ONLY_HERE 3\n")

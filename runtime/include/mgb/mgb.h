@@ -284,6 +284,19 @@ inline cudaError_t mgb_cudaGraphInstantiate(cudaGraphExec_t *mgb_exec, cudaGraph
  * pointers inside a trivially copyable struct) are bound, so that their memory is mapped.
  * Tag dispatch rather than `if constexpr`: rewritten sources may be compiled at -std=c++11. */
 namespace mgb_detail {
+/* A `T *__restrict__` argument (a launcher's restrict-qualified parameter, passed on) is a pointer
+ * like any other here: std::is_pointer does not see it as one, and its address does not convert
+ * to `const void *` (round 15, multi-gpu-programming-models). */
+template <class mgb_T>
+struct mgb_unrestricted {
+  typedef mgb_T type;
+};
+template <class mgb_T>
+struct mgb_unrestricted<mgb_T *__restrict__> {
+  typedef mgb_T *type;
+};
+template <class mgb_T>
+struct mgb_argument_type : mgb_unrestricted<typename std::decay<mgb_T>::type> {};
 /* 0: a pointer; 1: trivially copyable and at least pointer-sized; 2: anything else. */
 template <class mgb_T>
 struct mgb_arg_kind : std::integral_constant<int, std::is_pointer<mgb_T>::value ? 0
@@ -304,32 +317,32 @@ inline mgb_T mgb_bound_arg(const mgb_T &mgb_value, std::integral_constant<int, 1
 } /* namespace mgb_detail */
 
 template <class mgb_T>
-inline
-    typename std::enable_if<mgb_detail::mgb_arg_kind<typename std::decay<mgb_T>::type>::value != 2,
-                            typename std::decay<mgb_T>::type>::type
-    mgb_arg(mgb_T &&mgb_value) {
-  typedef typename std::decay<mgb_T>::type mgb_V;
+inline typename std::enable_if<
+    mgb_detail::mgb_arg_kind<typename mgb_detail::mgb_argument_type<mgb_T>::type>::value != 2,
+    typename mgb_detail::mgb_argument_type<mgb_T>::type>::type
+mgb_arg(mgb_T &&mgb_value) {
+  typedef typename mgb_detail::mgb_argument_type<mgb_T>::type mgb_V;
+  const mgb_V mgb_plain = mgb_value; /* a restrict-qualified lvalue binds no `const mgb_V &` */
   return mgb_detail::mgb_bound_arg<mgb_V>(
-      mgb_value, std::integral_constant<int, mgb_detail::mgb_arg_kind<mgb_V>::value>());
+      mgb_plain, std::integral_constant<int, mgb_detail::mgb_arg_kind<mgb_V>::value>());
 }
 /* Anything else is the argument itself, as given: the launch copies it as it would have (a class
  * whose only copy constructor takes a non-const reference, SlabHash's contexts, copies from the
  * lvalue the program wrote). */
 template <class mgb_T>
-inline
-    typename std::enable_if<mgb_detail::mgb_arg_kind<typename std::decay<mgb_T>::type>::value == 2,
-                            mgb_T &&>::type
-    mgb_arg(mgb_T &&mgb_value) {
+inline typename std::enable_if<
+    mgb_detail::mgb_arg_kind<typename mgb_detail::mgb_argument_type<mgb_T>::type>::value == 2,
+    mgb_T &&>::type
+mgb_arg(mgb_T &&mgb_value) {
   return std::forward<mgb_T>(mgb_value);
 }
 
 /* mgb_prepare(grid, block, kernel, site, args...): mgb_launch_prepare with the arguments' values.
- */
+ * The addresses are taken with C casts: a restrict-qualified argument's would not static_cast. */
 template <class... mgb_Args>
 inline cudaError_t mgb_prepare(mgb_dim3 mgb_grid, mgb_dim3 mgb_block, const void *mgb_kernel,
                                const char *mgb_site, const mgb_Args &...mgb_args) {
-  const void *mgb_values[sizeof...(mgb_Args) + 1] = {static_cast<const void *>(&mgb_args)...,
-                                                     nullptr};
+  const void *mgb_values[sizeof...(mgb_Args) + 1] = {(const void *)&mgb_args..., nullptr};
   const size_t mgb_sizes[sizeof...(mgb_Args) + 1] = {sizeof(mgb_Args)..., 0};
   return mgb_launch_prepare(mgb_grid, mgb_block, mgb_kernel, mgb_site,
                             static_cast<int>(sizeof...(mgb_Args)), mgb_values, mgb_sizes);
@@ -354,8 +367,7 @@ template <class... mgb_ActTypes>
 inline cudaError_t mgb_cudaLaunchKernelEx(const cudaLaunchConfig_t *mgb_config,
                                           const cudaKernel_t mgb_kernel,
                                           mgb_ActTypes &&...mgb_args) {
-  void *mgb_values[sizeof...(mgb_ActTypes) + 1] = {
-      const_cast<void *>(static_cast<const void *>(&mgb_args))..., nullptr};
+  void *mgb_values[sizeof...(mgb_ActTypes) + 1] = {(void *)&mgb_args..., nullptr};
   return mgb_cudaLaunchKernelExC(mgb_config, reinterpret_cast<const void *>(mgb_kernel),
                                  mgb_values);
 }

@@ -11,7 +11,9 @@
 //   did not: the file fell back to unrewritten);
 // - members declared without target attributes and defined out of line __device__ (the CUDA
 //   Handbook's spin lock, round 14): nvcc warns (#20039) and makes them __host__ __device__;
-//   clang found no declaration for the definitions and the file fell back to unrewritten.
+//   clang found no declaration for the definitions and the file fell back to unrewritten;
+// - a launcher's __restrict__ pointer parameters passed to a kernel (multi-gpu-programming-models'
+//   Jacobi, round 15): mgb_arg and mgb_prepare did not compile for a restrict-qualified pointer.
 // CHECK-MESSAGES-NOT: error
 #include <cstdio>
 #include <cub/util_device.cuh>
@@ -89,6 +91,33 @@ int sumOfThreadIndices(int threads) {
   return h;
 }
 
+__global__ void fillOnes(float *__restrict__ const a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    a[i] = 1.0f;
+}
+
+// CHECK-LABEL: void launchFillOnes(float *__restrict__ const a, int n)
+void launchFillOnes(float *__restrict__ const a, int n) {
+  // CHECK: mgb_prepare(
+  // CHECK: fillOnes<<<(n + 127) / 128, 128>>>(mgb_arg(a), n);
+  fillOnes<<<(n + 127) / 128, 128>>>(a, n);
+}
+
+float sumOfOnes(int n) {
+  float *d = nullptr;
+  cudaMalloc(&d, n * sizeof(float));
+  launchFillOnes(d, n);
+  float *h = new float[n];
+  cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost);
+  float sum = 0;
+  for (int i = 0; i < n; ++i)
+    sum += h[i];
+  delete[] h;
+  cudaFree(d);
+  return sum;
+}
+
 int main() {
   srand(static_cast<unsigned>(time(NULL)));
   Counter *c = new Counter;
@@ -97,5 +126,6 @@ int main() {
   printf("counter %d (expect 42), fill %d (expect 128)\n", c->value, occupancyThenFill<128>());
   delete c;
   printf("tally %d (expect 28)\n", sumOfThreadIndices(8));
+  printf("ones %.0f (expect 1000)\n", sumOfOnes(1000));
   return 0;
 }
