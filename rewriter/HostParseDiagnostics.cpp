@@ -11,6 +11,8 @@
 #include "clang/Sema/Sema.h"
 
 #include <set>
+#include <string>
+#include <vector>
 
 namespace mgb::rewriter {
 
@@ -18,14 +20,35 @@ using namespace clang;
 
 namespace {
 
+// Whether fd's body holds loc (by where they were written, macros expanded).
+bool bodyHolds(const SourceManager &sm, const FunctionDecl *fd, SourceLocation loc) {
+  SourceRange body = fd->getBody()->getSourceRange();
+  SourceLocation at = sm.getExpansionLoc(loc);
+  return !sm.isBeforeInTranslationUnit(at, sm.getExpansionLoc(body.getBegin())) &&
+         !sm.isBeforeInTranslationUnit(sm.getExpansionRange(body.getEnd()).getEnd(), at);
+}
+
 bool isDeviceOnly(const FunctionDecl *fd) {
   return fd && (fd->hasAttr<CUDAGlobalAttr>() ||
                 (fd->hasAttr<CUDADeviceAttr>() && !fd->hasAttr<CUDAHostAttr>()));
 }
 
-// Out-of-line definitions clang found no declaration for, by the name's location: tolerated only
-// while the end of the parse confirms each is nvcc's #20039 case (below).
-using MismatchLocations = std::set<SourceLocation>;
+// Errors tolerated for now, each confirmed at the end of the parse or reported again as an error:
+//  - out-of-line definitions clang found no declaration for (by the name's location): nvcc's
+//    #20039 case (isDeviceDefinitionOfHostMember);
+//  - errors inside a template instantiation (by the outermost point of instantiation): code that
+//    only device-only functions instantiate (a __host__ __device__ member called from a kernel),
+//    which nvcc's host compile never instantiates; EDG accepts what clang rejects there (a member
+//    of a dependent base called unqualified: cudaKDTree, round 15).
+struct ProvisionalError {
+  SourceLocation at;
+  std::string message;  // clang's, reported again as it was if not confirmed
+  SourceLocation point; // an instantiation's outermost point of instantiation
+};
+struct ProvisionalErrors {
+  std::vector<ProvisionalError> mismatches, instantiations;
+  bool empty() const { return mismatches.empty() && instantiations.empty(); }
+};
 
 // A member declared without target attributes and defined out of line __device__: nvcc warns
 // (#20039) and makes it __host__ __device__; clang, for which the target is part of the
@@ -47,44 +70,81 @@ bool isDeviceDefinitionOfHostMember(const FunctionDecl *definition) {
   return false;
 }
 
-// At the end of the parse: each tolerated mismatch must be such a definition, else it is the
-// error it was (reported again as one, so the parse fails).
-class MismatchConfirmer : public ASTConsumer, public RecursiveASTVisitor<MismatchConfirmer> {
+// At the end of the parse: confirms each provisional error, or reports it again as an error (so
+// the parse fails).
+class ProvisionalErrorConfirmer : public ASTConsumer,
+                                  public RecursiveASTVisitor<ProvisionalErrorConfirmer> {
 public:
-  MismatchConfirmer(CompilerInstance &ci, MismatchLocations &pending)
+  ProvisionalErrorConfirmer(CompilerInstance &ci, ProvisionalErrors &pending)
       : ci_(ci), pending_(pending) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
 
   void HandleTranslationUnit(ASTContext &context) override {
     if (pending_.empty())
       return;
     TraverseDecl(context.getTranslationUnitDecl());
     DiagnosticsEngine &diags = ci_.getDiagnostics();
-    unsigned id = diags.getCustomDiagID(DiagnosticsEngine::Error,
-                                        "out-of-line definition does not match any declaration");
-    for (SourceLocation loc : pending_)
-      diags.Report(loc, id);
-    pending_.clear();
+    unsigned error = diags.getCustomDiagID(DiagnosticsEngine::Error, "%0");
+    for (const ProvisionalError &e : pending_.mismatches)
+      if (!confirmedMismatches_.count(e.at))
+        diags.Report(e.at, error) << e.message;
+    for (const ProvisionalError &e : pending_.instantiations)
+      if (!onlyDeviceCodeReaches(e.point, 0))
+        diags.Report(e.at, error) << e.message;
+    pending_ = {};
   }
 
   bool VisitFunctionDecl(FunctionDecl *fd) {
-    if (fd->isInvalidDecl() && pending_.count(fd->getLocation()) &&
-        isDeviceDefinitionOfHostMember(fd))
-      pending_.erase(fd->getLocation());
+    if (fd->isInvalidDecl() && isDeviceDefinitionOfHostMember(fd))
+      confirmedMismatches_.insert(fd->getLocation());
+    if (!pending_.instantiations.empty() && fd->doesThisDeclarationHaveABody() && fd->getBody())
+      bodies_.push_back(fd);
     return true;
   }
 
 private:
+  // Whether code at loc runs on the device only: a device-only function's body holds it, or every
+  // function whose body holds it is an instantiation that only device code reaches (through its
+  // own point of instantiation).
+  bool onlyDeviceCodeReaches(SourceLocation loc, int depth) const {
+    if (loc.isInvalid() || depth > 16)
+      return false;
+    const SourceManager &sm = ci_.getSourceManager();
+    std::vector<const FunctionDecl *> holders;
+    for (const FunctionDecl *fd : bodies_)
+      if (bodyHolds(sm, fd, loc)) {
+        if (isDeviceOnly(fd))
+          return true; // a kernel, or a lambda inside one
+        if (!fd->isDependentContext())
+          holders.push_back(fd);
+      }
+    for (const FunctionDecl *fd : holders)
+      if (!isTemplateInstantiation(fd->getTemplateSpecializationKind()) ||
+          !onlyDeviceCodeReaches(fd->getPointOfInstantiation(), depth + 1))
+        return false;
+    return !holders.empty();
+  }
+
   CompilerInstance &ci_;
-  MismatchLocations &pending_;
+  ProvisionalErrors &pending_;
+  std::vector<const FunctionDecl *> bodies_;
+  std::set<SourceLocation> confirmedMismatches_;
 };
 
 // Wraps the parse's own consumer (the TextDiagnosticPrinter): tolerated errors reach it, and are
 // counted, as warnings.
+std::string messageOf(const Diagnostic &info) {
+  llvm::SmallString<128> text;
+  info.FormatDiagnostic(text);
+  return std::string(text);
+}
+
 class HostParseDiagnostics : public DiagnosticConsumer {
 public:
   HostParseDiagnostics(CompilerInstance &ci, DiagnosticConsumer *inner,
-                       std::unique_ptr<DiagnosticConsumer> owned, MismatchLocations &mismatches)
-      : ci_(ci), inner_(inner), owned_(std::move(owned)), mismatches_(mismatches) {}
+                       std::unique_ptr<DiagnosticConsumer> owned, ProvisionalErrors &provisional)
+      : ci_(ci), inner_(inner), owned_(std::move(owned)), provisional_(provisional) {}
 
   void BeginSourceFile(const LangOptions &lang, const Preprocessor *pp) override {
     inner_->BeginSourceFile(lang, pp);
@@ -120,7 +180,7 @@ private:
     if (DiagnosticIDs::isBuiltinWarningOrExtension(id))
       return true; // a warning clang makes an error by default
     if (id == diag::err_member_decl_does_not_match) {
-      mismatches_.insert(info.getLocation()); // confirmed, or reported again, at the end
+      provisional_.mismatches.push_back({info.getLocation(), messageOf(info), {}});
       return true;
     }
     // Rules nvcc does not enforce, whose AST clang builds as written: a default argument added
@@ -130,14 +190,22 @@ private:
     if (!ci_.hasSema())
       return false;
     const Sema &sema = ci_.getSema();
-    return isDeviceOnly(sema.getCurFunctionDecl(/*AllowLambda=*/true)) ||
-           isDeviceOnly(sema.getCurFunctionDecl(/*AllowLambda=*/false));
+    if (isDeviceOnly(sema.getCurFunctionDecl(/*AllowLambda=*/true)) ||
+        isDeviceOnly(sema.getCurFunctionDecl(/*AllowLambda=*/false)))
+      return true;
+    if (!sema.CodeSynthesisContexts.empty() && info.getLocation().isValid()) {
+      provisional_.instantiations.push_back(
+          {info.getLocation(), messageOf(info),
+           sema.CodeSynthesisContexts.front().PointOfInstantiation});
+      return true;
+    }
+    return false;
   }
 
   CompilerInstance &ci_;
   DiagnosticConsumer *inner_;
   std::unique_ptr<DiagnosticConsumer> owned_;
-  MismatchLocations &mismatches_;
+  ProvisionalErrors &provisional_;
   bool hidingNotes_ = false;
 };
 
@@ -150,20 +218,20 @@ protected:
     DiagnosticsEngine &diags = ci.getDiagnostics();
     std::unique_ptr<DiagnosticConsumer> owned = diags.ownsClient() ? diags.takeClient() : nullptr;
     DiagnosticConsumer *inner = owned ? owned.get() : diags.getClient();
-    diags.setClient(new HostParseDiagnostics(ci, inner, std::move(owned), mismatches_),
+    diags.setClient(new HostParseDiagnostics(ci, inner, std::move(owned), provisional_),
                     /*ShouldOwnClient=*/true);
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &ci, llvm::StringRef) override {
     std::vector<std::unique_ptr<ASTConsumer>> consumers;
-    consumers.push_back(std::make_unique<MismatchConfirmer>(ci, mismatches_));
+    consumers.push_back(std::make_unique<ProvisionalErrorConfirmer>(ci, provisional_));
     consumers.push_back(finder_.newASTConsumer());
     return std::make_unique<MultiplexConsumer>(std::move(consumers));
   }
 
 private:
   ast_matchers::MatchFinder &finder_;
-  MismatchLocations mismatches_;
+  ProvisionalErrors provisional_;
 };
 
 class HostParseActionFactory : public tooling::FrontendActionFactory {

@@ -8,7 +8,10 @@
 //    clang and nvcc differ (`__shared__` with an initializer, narrowing in a kernel).
 //  - a member declared without target attributes and defined out of line __device__ (nvcc's
 //    warning #20039; clang finds no declaration for it), once the end of the parse confirms the
-//    host declaration with the same type exists.
+//    host declaration with the same type exists;
+//  - errors inside a template instantiation that only device-only functions reach (a
+//    __host__ __device__ member of a class template called from a kernel, which nvcc's host
+//    compile never instantiates), once the end of the parse confirms it.
 // All are reported as warnings (and hidden by -w, as the drivers ask). Every other error (host
 // code, namespace scope, the preprocessor) and every fatal error still fails it.
 #ifndef MGB_REWRITER_HOSTPARSEDIAGNOSTICS_H

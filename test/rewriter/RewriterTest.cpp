@@ -205,6 +205,21 @@ TEST_CASE("a source that does not parse is an error", "[rewriter]") {
   CHECK(contains(llvm::toString(out.takeError()), "does not parse"));
 }
 
+TEST_CASE("errors the host compile would meet still fail the parse", "[rewriter]") {
+  // Tolerated only where device code alone reaches them (golden nvcc_accepts has those cases):
+  // an instantiation host code makes, an out-of-line definition matching nothing for the host.
+  llvm::Expected<std::string> instantiated = rewriteCode(
+      "template <class T> void f(T t) { t.nope(); }\n"
+      "int main() { f(1); float *d; cudaMalloc(&d, 4); cudaFree(d); return 0; }\n");
+  REQUIRE_FALSE(static_cast<bool>(instantiated));
+  llvm::consumeError(instantiated.takeError());
+  llvm::Expected<std::string> mismatched =
+      rewriteCode("struct L { L(int *p); void f(); };\n__device__ L::L(long *p) {}\n"
+                  "void L::f(int) {}\nint main() { return 0; }\n");
+  REQUIRE_FALSE(static_cast<bool>(mismatched));
+  llvm::consumeError(mismatched.takeError());
+}
+
 TEST_CASE("the `<< <` spacing is shown to clang as `<<<` with offsets kept", "[rewriter]") {
   std::string in = "k<T><< <g, b>> >(x); a = b >> c; v<w<int>> > z;";
   std::string out = mgb::rewriter::normalizeLaunchSpacing(in);

@@ -13,7 +13,10 @@
 //   Handbook's spin lock, round 14): nvcc warns (#20039) and makes them __host__ __device__;
 //   clang found no declaration for the definitions and the file fell back to unrewritten;
 // - a launcher's __restrict__ pointer parameters passed to a kernel (multi-gpu-programming-models'
-//   Jacobi, round 15): mgb_arg and mgb_prepare did not compile for a restrict-qualified pointer.
+//   Jacobi, round 15): mgb_arg and mgb_prepare did not compile for a restrict-qualified pointer;
+// - a member of a dependent base called unqualified in a __host__ __device__ member that only a
+//   kernel instantiates (cudaKDTree's candidate lists, round 15): nvcc's front end accepts it and
+//   its host compile never instantiates it; clang's parse rejected it.
 // CHECK-MESSAGES-NOT: error
 #include <cstdio>
 #include <cub/util_device.cuh>
@@ -97,6 +100,43 @@ __global__ void fillOnes(float *__restrict__ const a, int n) {
     a[i] = 1.0f;
 }
 
+struct Decoder {
+protected:
+  __host__ __device__ float decode(unsigned long long v) const { return (float)v; }
+};
+template <int K>
+struct Entries : public Decoder {
+  using Decoder::decode;
+  unsigned long long entry[K];
+};
+template <int K>
+struct Candidates : public Entries<K> {
+  using Entries<K>::entry;
+  __host__ __device__ float first() const;
+};
+template <int K>
+__host__ __device__ float Candidates<K>::first() const {
+  return decode(entry[0]);
+}
+
+__global__ void firstCandidate(float *out) {
+  Candidates<4> c;
+  c.entry[0] = 5;
+  *out = c.first();
+}
+
+// CHECK-LABEL: float decodeOnDevice()
+float decodeOnDevice() {
+  float *d = nullptr;
+  // CHECK: mgb_task_begin
+  cudaMalloc(&d, sizeof(float));
+  firstCandidate<<<1, 1>>>(d);
+  float h = 0;
+  cudaMemcpy(&h, d, sizeof(float), cudaMemcpyDeviceToHost);
+  cudaFree(d);
+  return h;
+}
+
 // CHECK-LABEL: void launchFillOnes(float *__restrict__ const a, int n)
 void launchFillOnes(float *__restrict__ const a, int n) {
   // CHECK: mgb_prepare(
@@ -127,5 +167,6 @@ int main() {
   delete c;
   printf("tally %d (expect 28)\n", sumOfThreadIndices(8));
   printf("ones %.0f (expect 1000)\n", sumOfOnes(1000));
+  printf("decoded %.0f (expect 5)\n", decodeOnDevice());
   return 0;
 }
