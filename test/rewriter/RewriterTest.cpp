@@ -213,9 +213,9 @@ TEST_CASE("errors the host compile would meet still fail the parse", "[rewriter]
       "int main() { f(1); float *d; cudaMalloc(&d, 4); cudaFree(d); return 0; }\n");
   REQUIRE_FALSE(static_cast<bool>(instantiated));
   llvm::consumeError(instantiated.takeError());
-  llvm::Expected<std::string> mismatched =
-      rewriteCode("struct L { L(int *p); void f(); };\n__device__ L::L(long *p) {}\n"
-                  "void L::f(int) {}\nint main() { return 0; }\n");
+  llvm::Expected<std::string> mismatched = rewriteCode(
+      "struct L { L(int *p); void f(); };\n__device__ L::L(long *p) {}\n"
+      "void L::f(int) {}\nint main() { return 0; }\n");
   REQUIRE_FALSE(static_cast<bool>(mismatched));
   llvm::consumeError(mismatched.takeError());
 }

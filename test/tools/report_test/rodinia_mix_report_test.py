@@ -121,6 +121,20 @@ class RodiniaMixReportTest(unittest.TestCase):
         self.assertIn("| mgb vs GPU-Sched, same call | >= 1.3x | 1.09x |", text)
         self.assertIn("| jobs lost under mgb | 0 | 0 |", text)
 
+    def test_stopped_gpusched_gives_a_lower_bound(self):
+        # GPU-Sched stopped at its 60 s limit with none lost: mgb's 22 s is > 2.73x it.
+        write_call(os.path.join(self.calls, "call3"), {
+            "mgb-w4": run("mgb", 4, [job(0, "A", 0, 12), job(1, "A", 0, 22), job(2, "B", 0, 6)]),
+        }, ["[  70s] gpusched-w4: wall 60.0 s, workloader's TOTAL_EXPERIMENT_TIME none, jobs lost 0, exit 124"])
+        proc, text = self.generate(os.path.join(self.calls, "call3"), os.path.join(self.calls, "call1"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(self.row(text, "call3", "gpusched")[4], "> 60.0 (stopped)")
+        self.assertEqual(self.row(text, "call3", "mgb")[7], "> 2.73x")
+        self.assertEqual(self.row(text, "call1", "mgb")[7], "1.09x")  # a finished run: exact
+        self.assertIn("| mgb vs GPU-Sched, same call | >= 1.3x | 1.09x |", text)
+        proc, text = self.generate(os.path.join(self.calls, "call3"))
+        self.assertIn("| mgb vs GPU-Sched, same call | >= 1.3x | > 2.73x |", text)
+
     def test_no_program_alone_gives_no_single_figure(self):
         # Only call1: job 2's program B never finished alone, so no single-assignment figure is made up.
         proc, text = self.generate(os.path.join(self.calls, "call1"))
