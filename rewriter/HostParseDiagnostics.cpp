@@ -132,14 +132,14 @@ private:
   std::set<SourceLocation> confirmedMismatches_;
 };
 
-// Wraps the parse's own consumer (the TextDiagnosticPrinter): tolerated errors reach it, and are
-// counted, as warnings.
 std::string messageOf(const Diagnostic &info) {
   llvm::SmallString<128> text;
   info.FormatDiagnostic(text);
   return std::string(text);
 }
 
+// Wraps the parse's own consumer (the TextDiagnosticPrinter): tolerated errors reach it, and are
+// counted, as warnings.
 class HostParseDiagnostics : public DiagnosticConsumer {
 public:
   HostParseDiagnostics(CompilerInstance &ci, DiagnosticConsumer *inner,
