@@ -295,6 +295,13 @@ template <class mgb_T>
 struct mgb_unrestricted<mgb_T *__restrict__> {
   typedef mgb_T *type;
 };
+/* An argument's address; a restrict-qualified pointer's through const_cast (static_cast may not
+ * drop the qualifier, and a C cast would trip -Wold-style-cast in the program's build). */
+template <class mgb_T>
+inline const void *mgb_address(const mgb_T &mgb_value) {
+  return static_cast<const void *>(
+      const_cast<const typename mgb_unrestricted<mgb_T>::type *>(&mgb_value));
+}
 template <class mgb_T>
 struct mgb_argument_type : mgb_unrestricted<typename std::decay<mgb_T>::type> {};
 /* 0: a pointer; 1: trivially copyable and at least pointer-sized; 2: anything else. */
@@ -338,11 +345,11 @@ mgb_arg(mgb_T &&mgb_value) {
 }
 
 /* mgb_prepare(grid, block, kernel, site, args...): mgb_launch_prepare with the arguments' values.
- * The addresses are taken with C casts: a restrict-qualified argument's would not static_cast. */
+ */
 template <class... mgb_Args>
 inline cudaError_t mgb_prepare(mgb_dim3 mgb_grid, mgb_dim3 mgb_block, const void *mgb_kernel,
                                const char *mgb_site, const mgb_Args &...mgb_args) {
-  const void *mgb_values[sizeof...(mgb_Args) + 1] = {(const void *)&mgb_args..., nullptr};
+  const void *mgb_values[sizeof...(mgb_Args) + 1] = {mgb_detail::mgb_address(mgb_args)..., nullptr};
   const size_t mgb_sizes[sizeof...(mgb_Args) + 1] = {sizeof(mgb_Args)..., 0};
   return mgb_launch_prepare(mgb_grid, mgb_block, mgb_kernel, mgb_site,
                             static_cast<int>(sizeof...(mgb_Args)), mgb_values, mgb_sizes);
@@ -367,7 +374,8 @@ template <class... mgb_ActTypes>
 inline cudaError_t mgb_cudaLaunchKernelEx(const cudaLaunchConfig_t *mgb_config,
                                           const cudaKernel_t mgb_kernel,
                                           mgb_ActTypes &&...mgb_args) {
-  void *mgb_values[sizeof...(mgb_ActTypes) + 1] = {(void *)&mgb_args..., nullptr};
+  void *mgb_values[sizeof...(mgb_ActTypes) + 1] = {
+      const_cast<void *>(mgb_detail::mgb_address(mgb_args))..., nullptr};
   return mgb_cudaLaunchKernelExC(mgb_config, reinterpret_cast<const void *>(mgb_kernel),
                                  mgb_values);
 }
