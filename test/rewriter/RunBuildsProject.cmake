@@ -132,6 +132,21 @@ if(syms MATCHES "mgb_")
   message(FATAL_ERROR "nvcc -ccbin mgb-cc: ccbin_real.o should hold no mgb_ symbol:\n${syms}")
 endif()
 
+# strict_build(DIR WHAT SYMBOLS [ENV VAR=VALUE...] COMMAND ARG...): the command, with MGB_STRICT=1
+# and ENV, in ${OUT}/DIR must succeed (else the test fails naming WHAT), and the object it made
+# must hold SYMBOLS ("FILE;PATTERN" as expect_symbols takes them; empty: not checked).
+function(strict_build dir what symbols)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "" "ENV;COMMAND")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 ${arg_ENV} ${arg_COMMAND}
+                  WORKING_DIRECTORY ${OUT}/${dir} TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} (${rc}):\n${err}")
+  endif()
+  if(symbols)
+    expect_symbols(${symbols})
+  endif()
+endfunction()
+
 # nvcc's list options (round 13, miniBUDE's CMake): `-DA=1,B=2` defines A and B, `\,` is a comma
 # (`-DV=1\,2\,4`, as CMake escapes a value holding commas), `-Ia,b` names two directories. The
 # parse must see what nvcc sees: strictly, the source is rewritten, as nvcc compiles it. (`V` is
@@ -145,27 +160,18 @@ file(WRITE ${OUT}/lists/lists.cu "#include \"one.h\"\n#include \"two.h\"\n"
      "constexpr int values[] = {V};\nstatic_assert(sizeof(values) == 3 * sizeof(int), \"V\");\n"
      "__global__ void k(int *o) { o[0] = LIST_A + LIST_B; }\n"
      "int main() { int *d; cudaMalloc(&d, sizeof(int)); k<<<1, 1>>>(d); cudaFree(d); return 0; }\n")
-execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_NVCC} -c lists.cu -o lists.o
-                        -DLIST_A=1,LIST_B=2 "-DV=1\\,2\\,4" --define-macro=GONE,GONE_TOO -UGONE
-                        -Ione,two
-                WORKING_DIRECTORY ${OUT}/lists TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "nvcc's comma-separated -D/-U/-I lists (${rc}):\n${err}")
-endif()
-expect_symbols("lists/lists.o;U mgb_task_begin")
+strict_build(lists "nvcc's comma-separated -D/-U/-I lists" "lists/lists.o;U mgb_task_begin"
+             COMMAND ${MGB_NVCC} -c lists.cu -o lists.o -DLIST_A=1,LIST_B=2 "-DV=1\\,2\\,4"
+                     --define-macro=GONE,GONE_TOO -UGONE -Ione,two)
 
 # nvcc reads NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS as flags before and after its command line
 # (round 15: lonestar's builds, with -D and -arch there): the parse sees them too, strictly.
 file(WRITE ${OUT}/env_flags/e.cu "#if !defined(TILE) || !defined(FIRST)\n#error TILE and FIRST must be defined\n#endif\n"
      "__global__ void k(int *o) { o[0] = TILE; }\n"
      "int main() { int *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); cudaFree(d); return FIRST; }\n")
-execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 "NVCC_APPEND_FLAGS=-DTILE=16 -arch=sm_90"
-                        NVCC_PREPEND_FLAGS=-DFIRST=0 ${MGB_NVCC} -c e.cu -o e.o
-                WORKING_DIRECTORY ${OUT}/env_flags TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "flags from NVCC_APPEND_FLAGS/NVCC_PREPEND_FLAGS (${rc}):\n${err}")
-endif()
-expect_symbols("env_flags/e.o;U mgb_task_begin")
+strict_build(env_flags "flags from NVCC_APPEND_FLAGS/NVCC_PREPEND_FLAGS" "env_flags/e.o;U mgb_task_begin"
+             ENV "NVCC_APPEND_FLAGS=-DTILE=16 -arch=sm_90" NVCC_PREPEND_FLAGS=-DFIRST=0
+             COMMAND ${MGB_NVCC} -c e.cu -o e.o)
 
 # nvcc's `-OPTION=VALUE` spellings (CMake writes `-isystem=DIR`) and OpenMP through the host
 # compiler (`-Xcompiler=-fopenmp`; mgb-c++ `-fopenmp`), which defines _OPENMP (round 15: cudaKDTree's
@@ -178,20 +184,11 @@ file(WRITE ${OUT}/spellings/s.cu "#include <sys_only.h>\n#include <inc_only.h>\n
      "int main() { int *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); cudaFree(d); return 0; }\n")
 file(WRITE ${OUT}/spellings/h.cpp "${needs_openmp}#include <cuda_runtime.h>\n"
      "int grab() { void *p; cudaMalloc(&p, 4); return cudaFree(p); }\n")
-execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_NVCC} -isystem=sys -I=inc
-                        -D=EQ_DEFINED=1 -Xcompiler=-fopenmp -c s.cu -o s.o
-                WORKING_DIRECTORY ${OUT}/spellings TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "nvcc's -OPTION=VALUE spellings and -Xcompiler=-fopenmp (${rc}):\n${err}")
-endif()
-expect_symbols("spellings/s.o;U mgb_task_begin")
-execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_CXX} -fopenmp
-                        -I/usr/local/cuda/include -c h.cpp -o h.o
-                WORKING_DIRECTORY ${OUT}/spellings TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "mgb-c++ -fopenmp (${rc}):\n${err}")
-endif()
-expect_symbols("spellings/h.o;U mgb_cudaMalloc")
+strict_build(spellings "nvcc's -OPTION=VALUE spellings and -Xcompiler=-fopenmp"
+             "spellings/s.o;U mgb_task_begin"
+             COMMAND ${MGB_NVCC} -isystem=sys -I=inc -D=EQ_DEFINED=1 -Xcompiler=-fopenmp -c s.cu -o s.o)
+strict_build(spellings "mgb-c++ -fopenmp" "spellings/h.o;U mgb_cudaMalloc"
+             COMMAND ${MGB_CXX} -fopenmp -I/usr/local/cuda/include -c h.cpp -o h.o)
 
 # A host compiler that wraps g++ and adds an include directory of its own (round 13: TeaLeaf's
 # `nvcc -ccbin mpicxx` finding mpi.h; MGB_CXX=mpicxx for mgb-c++): the parse sees that directory.
@@ -202,19 +199,11 @@ file(WRITE ${OUT}/wrapper/w.cu "#include <only_here.h>\n__global__ void k(int *o
      "int main() { int *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); cudaFree(d); return 0; }\n")
 file(WRITE ${OUT}/wrapper/h.cpp "#include <only_here.h>\n#include <cuda_runtime.h>\n"
      "int grab() { void *p; cudaMalloc(&p, ONLY_HERE); return cudaFree(p); }\n")
-execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1
-                        ${MGB_NVCC} -ccbin ${OUT}/wrapper/bin/wrapcxx -c w.cu -o w.o
-                WORKING_DIRECTORY ${OUT}/wrapper TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "mgb-nvcc -ccbin naming a wrapper that adds -I (${rc}):\n${err}")
-endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 MGB_CXX=${OUT}/wrapper/bin/wrapcxx
-                        ${MGB_CXX} -I/usr/local/cuda/include -c h.cpp -o h.o
-                WORKING_DIRECTORY ${OUT}/wrapper TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "mgb-c++ with MGB_CXX naming a wrapper that adds -I (${rc}):\n${err}")
-endif()
-expect_symbols("wrapper/h.o;U mgb_cudaMalloc")
+strict_build(wrapper "mgb-nvcc -ccbin naming a wrapper that adds -I" ""
+             COMMAND ${MGB_NVCC} -ccbin ${OUT}/wrapper/bin/wrapcxx -c w.cu -o w.o)
+strict_build(wrapper "mgb-c++ with MGB_CXX naming a wrapper that adds -I" "wrapper/h.o;U mgb_cudaMalloc"
+             ENV MGB_CXX=${OUT}/wrapper/bin/wrapcxx
+             COMMAND ${MGB_CXX} -I/usr/local/cuda/include -c h.cpp -o h.o)
 
 # A .cu that includes a .cu from a sibling directory (`#include "../lib/step.cu"`): outside the
 # root the driver derives from its sources, that launch is reported and the program binds eagerly;
