@@ -53,6 +53,9 @@ tar -tzf "$tmp/out/runs.tar.gz" | grep -q 'results/bound-2.log' || fail "no log 
 # A mix from --wl: its own command lines, and rgb.bmp made again as large as its largest -d needs.
 printf '%s\n' "$P/cuda/dwt2d/dwt2d $P/data/dwt2d/rgb.bmp -d 9000x9000 -f -5 -l 3" \
   "$P/cuda/lavaMD/lavaMD -boxes1d 150" >"$tmp/mix.wl"
+# rodinia-mix.py's description beside it: each job's device bytes, in order.
+echo '{"mix": [{"program": "dwt2d", "bytes": 1000}, {"program": "lavaMD", "bytes": 26514000000}]}' \
+  >"$tmp/mix.wl.json"
 cat >"$b/tools/gen-bmp.py" <<'GEN'
 import sys
 open(sys.argv[3], "w").write(f"{sys.argv[1]}x{sys.argv[2]}")
@@ -66,6 +69,8 @@ lists, bundle = sys.argv[1:3]
 mgb = json.load(open(f"{lists}/mgb.json"))["jobs"]
 assert [j["name"] for j in mgb] == ["00-dwt2d", "01-lavaMD"], [j["name"] for j in mgb]
 assert mgb[1]["argv"][2:] == [f"{bundle}/mgb/lavaMD", "-boxes1d", "150"], mgb[1]["argv"]
+# Host memory estimates for mgb batch's gate: lavaMD holds its device bytes on the host too.
+assert [j.get("host_memory_bytes") for j in mgb] == [100, 26514000000], mgb
 PY
 for bad in "cg:x@4" "single@0"; do
   if bash "$repo/scripts/paper/paper-mix.sh" --runs "$bad" --bundle "$b" --mgb-bin "$tmp/bin" 2>"$tmp/err"; then

@@ -10,6 +10,7 @@
 
 #include "report.h"
 #include "runner.h"
+#include "find_record.h"
 #include "temp_dir.h"
 
 using namespace mgb::batch;
@@ -22,13 +23,6 @@ Job Shell(const std::string &name, const std::string &script, double arrival = 0
   job.argv = {"/bin/sh", "-c", script};
   job.arrival_s = arrival;
   return job;
-}
-
-const JobRecord &Find(const BatchResult &r, const std::string &name) {
-  for (const JobRecord &rec : r.records)
-    if (rec.job.name == name) return rec;
-  FAIL("no record " << name);
-  return r.records.front();
 }
 
 // Largest number of jobs whose [started, ended) intervals overlap.

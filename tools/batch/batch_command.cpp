@@ -16,9 +16,11 @@
 #include "absl/strings/str_split.h"
 #include "flags.h"
 #include "mgb/client.h"
+#include "mgb/core/byte_size.h"
 #include "mgb.pb.h"
 #include "adaptive_workers.h"
 #include "gpu_sampler.h"
+#include "host_memory.h"
 #include "job_list.h"
 #include "mix_generator.h"
 #include "report.h"
@@ -30,16 +32,24 @@ namespace {
 
 constexpr const char *kUsage =
     R"(mgb batch --jobs FILE --out FILE [--workers N|auto] [--socket PATH] [--label TEXT]
-            [--logs DIR] [--nvml-period SECONDS] [--no-nvml] [--order fifo|longest-first
-            --history RUN.json[,RUN.json...]]
+            [--logs DIR] [--nvml-period SECONDS] [--no-nvml] [--order fifo|longest-first]
+            [--history RUN.json[,RUN.json...]] [--host-reserve SIZE|off]
        mgb batch --generate --out FILE [--count N] [--ratio L:S] [--seed N] [--gpu-gib G]
             [--max-gib G] [--bin-dir DIR] [--target-seconds S] [--gpu-fraction F]
             [--calibration FILE]
 
-Run: starts the jobs of FILE ({"jobs": [{"name", "argv", "memory_bytes", "arrival_s"}]}) as
-child processes, at most N at once (default 2), FIFO by arrival; records per job queued, started,
-ended, exit status, out-of-memory death and kernel times (MGB_KERNEL_MS lines); writes JSON to
---out, prints progress and a summary table (makespan, throughput, mean turnaround, crashes).
+Run: starts the jobs of FILE ({"jobs": [{"name", "argv", "memory_bytes", "host_memory_bytes",
+"arrival_s"}]}) as child processes, at most N at once (default 2), FIFO by arrival; records per
+job queued, started, ended, exit status, out-of-memory death, kernel times (MGB_KERNEL_MS lines)
+and peak host memory (host_peak_bytes); writes JSON to --out, prints progress and a summary table
+(makespan, throughput, mean turnaround, crashes).
+Host memory: a job starts only when the host's MemAvailable, less what the running jobs are still
+expected to take, covers its expected peak plus --host-reserve (default 5% of the host's memory,
+at least 1 GiB; off: no gate); jobs behind a held job wait with it; a job starts when nothing
+runs whatever it needs. A job's expected peak is the largest host_peak_bytes of its command line in
+the --history runs or among this run's finished jobs, else its host_memory_bytes estimate, else
+unknown (only the reserve is asked for). mgbd guards GPU memory; a program takes its host
+buffers before it asks mgbd, so jobs waiting for a GPU hold host memory.
 With --order longest-first, the arrived job that ran longest in the --history runs (earlier
 --out files; the median of its successful runs, matched by command line) starts first, and jobs
 never seen there before all others: the long jobs set the makespan, the short ones fill in beside
@@ -68,6 +78,8 @@ Binaries are named --bin-dir/<workload> (default build/workloads).
 Exit status: 0 all jobs exited 0; 1 a job crashed or failed its check; 2 bad usage or input.
 )";
 
+constexpr const char *kMeminfo = "/proc/meminfo";
+
 volatile std::sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
 
@@ -92,7 +104,8 @@ constexpr ValuedFlag kValued[] = {
     {"logs", "DIR", "job output (default OUT.logs/)"},
     {"nvml-period", "SECONDS", "NVML sampling period (default 0.5)"},
     {"order", "fifo|longest-first", "which arrived job starts next (default fifo)"},
-    {"history", "FILES", "longest-first: earlier runs' --out JSON, comma-separated"},
+    {"history", "FILES", "earlier runs' --out JSON, comma-separated (run times, host peaks)"},
+    {"host-reserve", "SIZE|off", "host memory kept free beyond the jobs' expected peaks"},
     {"count", "N", "--generate: jobs (default 16)"},
     {"ratio", "L:S", "--generate: large:small (default 1:1)"},
     {"seed", "N", "--generate: random seed (default 1)"},
@@ -215,18 +228,31 @@ int Run(const Args &args) {
   const std::string order = Value(args, "--order", "fifo");
   if (order != "fifo" && order != "longest-first")
     return args.flags->Fail("--order must be fifo or longest-first, got '" + order + "'");
-  if (order == "longest-first") {
-    if (!args.values.count("--history"))
-      return args.flags->Fail(
-          "--order longest-first needs --history RUN.json (an earlier run's --out)");
+  if (order == "longest-first" && !args.values.count("--history"))
+    return args.flags->Fail(
+        "--order longest-first needs --history RUN.json (an earlier run's --out)");
+  if (args.values.count("--history")) {
     const std::vector<std::string> paths =
         absl::StrSplit(Value(args, "--history"), ',', absl::SkipEmpty());
     absl::StatusOr<RunHistory> history = LoadRunHistory(paths);
     if (!history.ok())
       return args.flags->Fail("--history: " + std::string(history.status().message()));
-    options.expected_s = ExpectedRunTimes(*jobs, *history);
-  } else if (args.values.count("--history")) {
-    return args.flags->Fail("--history is used only with --order longest-first");
+    if (order == "longest-first") options.expected_s = ExpectedRunTimes(*jobs, *history);
+    options.host_peaks = history->host_peak_bytes;
+  }
+  std::optional<HostMemoryGate> host_gate;
+  if (const std::string reserve = Value(args, "--host-reserve", "auto"); reserve != "off") {
+    std::optional<uint64_t> bytes;
+    if (reserve == "auto") {
+      bytes = DefaultHostReserve(ReadMeminfoField(kMeminfo, "MemTotal").value_or(0));
+    } else {
+      bytes = core::ParseByteSize(reserve);
+    }
+    if (!bytes)
+      return args.flags->Fail("--host-reserve must be a size (e.g. 8G, 512MiB) or off, got '" +
+                              reserve + "'");
+    host_gate.emplace(*bytes, kMeminfo);
+    options.host_gate = &*host_gate;
   }
   options.progress = &std::cout;
   options.stop = &g_stop;
@@ -239,6 +265,7 @@ int Run(const Args &args) {
   info.socket = options.socket;
   info.workers = options.workers;
   info.order = order;
+  if (host_gate) info.host_reserve_bytes = static_cast<int64_t>(host_gate->reserve());
   std::unique_ptr<GpuSampler> sampler;
   if (args.no_nvml) {
     info.gpu_note = "sampling off (--no-nvml)";

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -15,8 +16,8 @@ using nlohmann::json;
 std::string ParseJob(const json &j, Job &job) {
   if (!j.is_object()) return ": must be an object";
   for (auto it = j.begin(); it != j.end(); ++it) {
-    static const std::set<std::string> known = {"name",      "argv",     "memory_bytes",
-                                                "arrival_s", "workload", "gb"};
+    static const std::set<std::string> known = {
+        "name", "argv", "memory_bytes", "host_memory_bytes", "arrival_s", "workload", "gb"};
     if (!known.count(it.key())) return "." + it.key() + ": unknown field";
   }
   if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty())
@@ -30,11 +31,13 @@ std::string ParseJob(const json &j, Job &job) {
     job.argv.push_back(a.get<std::string>());
   }
   if (job.argv[0].empty()) return ".argv[0]: the program must not be empty";
-  if (j.contains("memory_bytes")) {
-    const json &m = j["memory_bytes"];
+  for (auto [field, bytes] : {std::pair{"memory_bytes", &job.memory_bytes},
+                              std::pair{"host_memory_bytes", &job.host_memory_bytes}}) {
+    if (!j.contains(field)) continue;
+    const json &m = j[field];
     if (!m.is_number_unsigned() && !(m.is_number_integer() && m.get<int64_t>() >= 0))
-      return ".memory_bytes: must be a non-negative integer";
-    job.memory_bytes = m.get<uint64_t>();
+      return std::string(".") + field + ": must be a non-negative integer";
+    *bytes = m.get<uint64_t>();
   }
   if (j.contains("arrival_s")) {
     const json &a = j["arrival_s"];
@@ -93,6 +96,7 @@ std::string JobListToJson(const std::vector<Job> &jobs) {
               {"argv", job.argv},
               {"memory_bytes", job.memory_bytes},
               {"arrival_s", job.arrival_s}};
+    if (job.host_memory_bytes > 0) j["host_memory_bytes"] = job.host_memory_bytes;
     if (!job.workload.empty()) j["workload"] = job.workload;
     if (job.gb > 0) j["gb"] = job.gb;
     list.push_back(j);

@@ -1,8 +1,11 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
+
+#include "mgb/core/byte_size.h"
 
 namespace mgb::batch {
 
@@ -62,6 +65,9 @@ std::string BatchResultToJson(const BatchResult &result, const RunInfo &info,
               {"kernels", kernels},
               {"stdout", r.stdout_path},
               {"stderr", r.stderr_path}};
+    if (r.Finished()) j["host_peak_bytes"] = r.host_peak_bytes;
+    if (r.host_wait_s > 0) j["host_wait_s"] = r.host_wait_s;
+    if (r.job.host_memory_bytes > 0) j["host_memory_bytes"] = r.job.host_memory_bytes;
     if (r.waits_reported) j["mgb_wait_ms"] = {{"begin", r.wait_begin_ms}, {"grow", r.wait_grow_ms}};
     if (r.memory_sampled) {
       json memory = json::array();
@@ -103,6 +109,8 @@ std::string BatchResultToJson(const BatchResult &result, const RunInfo &info,
               {"jobs", jobs},
               {"gpu_samples", samples}};
   if (!info.gpu_note.empty()) doc["gpu_note"] = info.gpu_note;
+  doc["host_gate"] =
+      info.host_reserve_bytes < 0 ? json("off") : json{{"reserve_bytes", info.host_reserve_bytes}};
   if (!info.per_process_memory.empty()) doc["per_process_memory"] = info.per_process_memory;
   if (!info.worker_changes.empty()) {
     json changes = json::array();
@@ -132,6 +140,22 @@ void PrintSummaryTable(std::ostream &out, const BatchResult &result, const RunIn
                 info.label.empty() ? "-" : info.label.c_str(), info.workers, s.jobs, s.makespan_s,
                 s.throughput_jobs_per_hour, s.mean_turnaround_s, s.mean_wait_s, s.crashed,
                 s.crash_percent, s.oom, s.not_run, result.interrupted ? " INTERRUPTED" : "");
+  out << line;
+  size_t held = 0;
+  double held_s = 0;
+  uint64_t largest = 0;
+  for (const JobRecord &r : result.records) {
+    held += r.host_wait_s > 0;
+    held_s += r.host_wait_s;
+    largest = std::max(largest, r.host_peak_bytes);
+  }
+  const std::string gate =
+      info.host_reserve_bytes < 0
+          ? "gate off"
+          : "gate reserve " + core::FormatBytes(static_cast<uint64_t>(info.host_reserve_bytes));
+  std::snprintf(line, sizeof(line),
+                "host memory: %s, %zu job(s) held %.1f s in all, largest job peak %s\n",
+                gate.c_str(), held, held_s, core::FormatBytes(largest).c_str());
   out << line;
 }
 

@@ -36,6 +36,7 @@ struct RunInfo {
   std::string gpu_note;            // why there are no GPU samples, if there are none
   std::string per_process_memory;  // why jobs have no memory_samples ("unavailable: ..."), if so
   std::vector<std::pair<double, int>> worker_changes;  // --workers auto: [t_s, count] per change
+  int64_t host_reserve_bytes = -1;  // the host memory gate's reserve; -1: the gate was off
 };
 
 Summary Summarize(const BatchResult &result);

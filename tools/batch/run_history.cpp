@@ -44,6 +44,15 @@ absl::StatusOr<RunHistory> ParseRunHistory(const std::string &text, const std::s
     const bool succeeded = j["exit_code"].get<int>() == 0 && !j.value("crashed", false) &&
                            j.value("ended_s", -1.0) >= 0;
     if (succeeded) history.run_s[CommandLine(job)].push_back(j["run_s"].get<double>());
+    if (j.contains("host_peak_bytes")) {
+      const json &peak = j["host_peak_bytes"];
+      if (!peak.is_number_unsigned() && !(peak.is_number_integer() && peak.get<int64_t>() >= 0)) {
+        return absl::InvalidArgumentError(where +
+                                          ".host_peak_bytes: must be a non-negative integer");
+      }
+      uint64_t &known = history.host_peak_bytes[CommandLine(job)];
+      known = std::max(known, peak.get<uint64_t>());
+    }
   }
   return history;
 }

@@ -1,9 +1,11 @@
 // What earlier `mgb batch` runs say of each job's run time, so that a new run can start the
 // longest jobs first (longest-processing-time order: the long jobs set the makespan, the short
-// ones fill the gaps beside them). A job is known by its command line (argv joined by spaces).
+// ones fill the gaps beside them), and its peak host memory, for the host memory gate
+// (host_memory.h). A job is known by its command line (argv joined by spaces).
 #ifndef MGB_TOOLS_BATCH_RUN_HISTORY_H
 #define MGB_TOOLS_BATCH_RUN_HISTORY_H
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,6 +18,9 @@ namespace mgb::batch {
 struct RunHistory {
   // Command line -> run times (seconds) of its runs that exited 0.
   std::map<std::string, std::vector<double>> run_s;
+  // Command line -> the largest host memory peak (host_peak_bytes) of its finished runs, crashed
+  // ones included (what a run reached before it died, it needed).
+  std::map<std::string, uint64_t> host_peak_bytes;
 };
 
 std::string CommandLine(const Job &job);

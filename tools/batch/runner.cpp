@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,7 +19,9 @@
 #include <string_view>
 #include <thread>
 
+#include "mgb/core/byte_size.h"
 #include "program_path.h"
+#include "run_history.h"
 
 namespace mgb::batch {
 namespace {
@@ -107,8 +110,9 @@ pid_t Launch(JobRecord &r, const RunnerOptions &options, uint32_t queue_priority
   _exit(127);
 }
 
-void Complete(JobRecord &r, int status, double now) {
+void Complete(JobRecord &r, int status, const rusage &usage, double now) {
   r.ended_s = now;
+  r.host_peak_bytes = static_cast<uint64_t>(std::max(0L, usage.ru_maxrss)) * 1024;  // KiB
   if (WIFEXITED(status)) {
     r.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
@@ -199,15 +203,43 @@ BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options)
   size_t started = 0, done = 0, crashed = 0;
   int workers = std::max(1, options.workers);
 
+  // The host memory gate: each job's expected peak (learned, else estimated), and when the gate
+  // first held it (-1: never), so that the hold is reported once and timed.
+  std::map<std::string, uint64_t> host_peaks = options.host_peaks;
+  std::vector<double> held_since(jobs.size(), -1);
+  auto expected_host_peak = [&](const Job &job) {
+    auto it = host_peaks.find(CommandLine(job));
+    return it != host_peaks.end() && it->second > 0 ? it->second : job.host_memory_bytes;
+  };
+  auto host_memory_allows = [&](size_t index, const JobRecord &r) {
+    std::vector<std::pair<pid_t, uint64_t>> others;
+    for (const auto &[pid, other] : running)
+      others.emplace_back(pid, expected_host_peak(result.records[other].job));
+    const uint64_t peak = expected_host_peak(r.job);
+    const HostMemoryVerdict v = options.host_gate->Admits(peak, others);
+    if (!v.admit && held_since[index] < 0) {
+      held_since[index] = elapsed();
+      using core::FormatBytes;
+      Report(options, held_since[index],
+             "hold " + r.job.name + " for host memory: " + FormatBytes(v.available) +
+                 " available, " + FormatBytes(v.pending) + " more expected by " +
+                 std::to_string(running.size()) + " running, it needs " + FormatBytes(v.needed) +
+                 " (expected peak " + (peak > 0 ? FormatBytes(peak) : std::string("unknown")) +
+                 " + reserve " + FormatBytes(options.host_gate->reserve()) + ")");
+    }
+    return v.admit;
+  };
+
   while (!queue.empty() || !running.empty()) {
     if (options.stop && *options.stop) {
       result.interrupted = true;
       for (auto &[pid, index] : running) kill(-pid, SIGTERM);
       for (auto &[pid, index] : running) {
         int status = 0;
-        waitpid(pid, &status, 0);
+        rusage usage{};
+        wait4(pid, &status, 0, &usage);
         if (options.watcher) options.watcher->JobEnded(index);
-        Complete(result.records[index], status, elapsed());
+        Complete(result.records[index], status, usage, elapsed());
       }
       running.clear();
       Report(options, elapsed(), "interrupted: running jobs were stopped, queued jobs not started");
@@ -218,9 +250,11 @@ BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options)
       const size_t position = next_job(elapsed());
       if (position == queue.size()) break;
       const size_t index = queue[position];
-      queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(position));
       JobRecord &r = result.records[index];
+      if (options.host_gate != nullptr && !host_memory_allows(index, r)) break;
+      queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(position));
       r.started_s = elapsed();
+      if (held_since[index] >= 0) r.host_wait_s = r.started_s - held_since[index];
       pid_t pid = Launch(r, options, priorities[index]);
       ++started;
       if (pid < 0) {  // fork failed: the job counts as crashed
@@ -241,14 +275,17 @@ BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options)
     }
     for (size_t i = 0; i < running.size();) {
       int status = 0;
-      pid_t pid = waitpid(running[i].first, &status, WNOHANG);
+      rusage usage{};
+      pid_t pid = wait4(running[i].first, &status, WNOHANG, &usage);
       if (pid == 0) {
         ++i;
         continue;
       }
       JobRecord &r = result.records[running[i].second];
       if (options.watcher) options.watcher->JobEnded(running[i].second);
-      Complete(r, status, elapsed());
+      Complete(r, status, usage, elapsed());
+      uint64_t &learned = host_peaks[CommandLine(r.job)];
+      learned = std::max(learned, r.host_peak_bytes);
       running.erase(running.begin() + i);
       ++done;
       crashed += r.crashed;

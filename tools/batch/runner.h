@@ -12,10 +12,12 @@
 #include <csignal>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "host_memory.h"
 #include "job_list.h"
 #include "job_output.h"
 
@@ -47,6 +49,13 @@ struct RunnerOptions {
   // When set, called on every turn with the seconds since the batch start: the slots from now on
   // (`--workers auto`, adaptive_workers.h), instead of `workers`. Fewer slots stop no job.
   std::function<int(double now_s)> slots;
+  // When set, a job starts only when the host has memory for it (host_memory.h); jobs behind a
+  // held job wait too, so a large job is not passed over for ever.
+  const HostMemoryGate *host_gate = nullptr;
+  // Peak host memory per command line (run_history.h's CommandLine) from earlier runs; the
+  // runner adds each finished job's own. A job's expected peak is this, else its
+  // host_memory_bytes estimate, else unknown (0: only the reserve is asked for).
+  std::map<std::string, uint64_t> host_peaks;
 };
 
 // GPU memory held by a job's processes (summed over GPUs) at a time since the batch start.
@@ -75,6 +84,8 @@ struct JobRecord {
   std::string stdout_path, stderr_path;
   bool memory_sampled = false;               // per-process memory was observed for this job
   std::vector<MemorySample> memory_samples;  // while it ran; meaningful when memory_sampled
+  uint64_t host_peak_bytes = 0;  // its largest resident set (the kernel's ru_maxrss), once ended
+  double host_wait_s = 0;        // time the host memory gate held it back
 
   bool Finished() const { return ended_s >= 0; }
   double KernelMs() const;

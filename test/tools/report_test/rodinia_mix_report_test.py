@@ -121,6 +121,29 @@ class RodiniaMixReportTest(unittest.TestCase):
         self.assertIn("| mgb vs GPU-Sched, same call | >= 1.3x | 1.09x |", text)
         self.assertIn("| jobs lost under mgb | 0 | 0 |", text)
 
+    def test_aims_judge_each_mix_by_its_latest_session(self):
+        # Session 9 lost a job and was slow; session 10 (sorted as a number, after 9) is the build
+        # as it is; a superseded call of session 10 counts neither.
+        sessions = os.path.join(self.tmp.name, "sessions")
+        slow = {"mgb-w4": run("mgb", 4, [job(0, "A", 0, 3, crashed=True), job(1, "A", 0, 40),
+                                         job(2, "B", 0, 6)])}
+        good = {"mgb-w4": run("mgb", 4, [job(0, "A", 0, 12), job(1, "A", 0, 22), job(2, "B", 0, 6)])}
+        gs = ["[  40s] gpusched-w8: wall 25.0 s, workloader's TOTAL_EXPERIMENT_TIME 24.0, jobs lost 0, exit 0"]
+        write_call(os.path.join(sessions, "rodinia-mix-session9", "call1"), slow, gs)
+        write_call(os.path.join(sessions, "rodinia-mix-session10", "call1"), good, gs)
+        write_call(os.path.join(sessions, "rodinia-mix-session10", "call2"), slow, gs)
+        with open(os.path.join(sessions, "rodinia-mix-session10", "call2", "superseded.txt"), "w") as f:
+            f.write("a build before\nthe fix\n")
+        proc, text = self.generate(os.path.join(sessions, "rodinia-mix-session9"),
+                                   os.path.join(sessions, "rodinia-mix-session10"),
+                                   self.calls)  # solo times (and an unnumbered, earlier session)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(self.row(text, "session9/call1", "mgb")[5], "2 / 1 / 0")  # shown, not judged
+        self.assertIn("session10/call2 (superseded, not in the aims: a build before the fix) |", text)
+        self.assertIn("| jobs lost under mgb | 0 | 0 |", text)
+        self.assertIn("| mgb vs GPU-Sched, same call | >= 1.3x | 1.09x |", text)
+        self.assertIn("| mgb over the bound | <= +15% | +10% |", text)
+
     def test_stopped_gpusched_gives_a_lower_bound(self):
         # GPU-Sched stopped at its 60 s limit with none lost: mgb's 22 s is > 2.73x it.
         write_call(os.path.join(self.calls, "call3"), {
