@@ -9,8 +9,8 @@
 #     (driver_identity/clang_only_warnings.cu), compiled in one command: rewritten (the objects
 #     call mgb's twins), and stderr is exactly nvcc's: no clang warnings, no "[1/3] Processing
 #     file", no fallback;
-#  3. an untouched header's __FILE__ (driver_identity/untouched_header) with the source spelled
-#     three ways;
+#  3. an untouched header's __FILE__ and its warnings, host and device (driver_identity/
+#     untouched_header), with the source spelled three ways (before: warnings named the mirror);
 #  4. a C source with nothing to rewrite (driver_identity/untouched_source.c) through mgb-cc: gcc's
 #     warnings and __FILE__/__LINE__ as in the original compile (before: the temporary copy's path).
 # Usage: driver_source_identity.sh MGB_NVCC NVCC NM TEST_DIR(test/rewriter)
@@ -64,6 +64,16 @@ for spelling in ../src/untouched_header/main.cu main.cu "$dir/src/untouched_head
   diff "$dir/untouched.plain" "$dir/untouched.mgb" >"$dir/untouched.diff" ||
     fail "__FILE__ of an untouched header differs ($spelling): $(cat "$dir/untouched.diff")"
   grep -q "NOT rewritten" "$dir/untouched.err" && fail "untouched_header fell back ($spelling)"
+  # Its warnings (host and device pass) name it as nvcc does, not the mirror.
+  (cd "$cwd" && "$nvcc" -arch=sm_90 -c "$spelling" -o "$dir/u.o" 2>"$dir/untouched.plain.err") ||
+    fail "nvcc -c $spelling failed: $(cat "$dir/untouched.plain.err")"
+  (cd "$cwd" && "$mgb_nvcc" -arch=sm_90 -c "$spelling" -o "$dir/u.o" 2>"$dir/untouched.mgb.err") ||
+    fail "mgb-nvcc -c $spelling failed: $(cat "$dir/untouched.mgb.err")"
+  [[ $(grep -c "where.h.*where_old is old" "$dir/untouched.plain.err") -ge 1 &&
+     $(grep -c "where.h(.*declared_but_never_referenced" "$dir/untouched.plain.err") -ge 1 ]] ||
+    fail "unexpected nvcc warnings for $spelling: $(cat "$dir/untouched.plain.err")"
+  diff "$dir/untouched.plain.err" "$dir/untouched.mgb.err" >"$dir/untouched.err.diff" ||
+    fail "warnings in an untouched header name another file ($spelling): $(cat "$dir/untouched.err.diff")"
 done
 # 4. An untouched C source through mgb-cc (beside mgb-nvcc): the same warnings and __FILE__.
 mgb_cc="$(dirname "$mgb_nvcc")/mgb-cc"
