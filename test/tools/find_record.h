@@ -8,7 +8,8 @@
 
 #include "runner.h"
 
-inline const mgb::batch::JobRecord &Find(const mgb::batch::BatchResult &r, const std::string &name) {
+inline const mgb::batch::JobRecord &Find(const mgb::batch::BatchResult &r,
+                                         const std::string &name) {
   for (const mgb::batch::JobRecord &rec : r.records)
     if (rec.job.name == name) return rec;
   FAIL("no record " << name);

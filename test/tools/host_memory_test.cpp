@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <filesystem>
+#include <map>
 #include <string>
 
 #include "host_memory.h"
@@ -57,6 +59,25 @@ TEST_CASE("host memory: meminfo fields in bytes, resident sets from statm", "[ba
   CHECK_FALSE(ReadMeminfoField(dir.Path("none"), "MemAvailable").has_value());
   CHECK(ResidentBytes(getpid()) > 0);
   CHECK(ResidentBytes(getpid(), dir.Path("no-proc")) == 0);
+  // A job's process group: its wrapper and the wrapper's children, not other groups.
+  const std::string proc = dir.Path("proc");
+  auto process = [&](int pid, int pgrp, int pages) {
+    std::filesystem::create_directories(proc + "/" + std::to_string(pid));
+    dir.Write("proc/" + std::to_string(pid) + "/stat",
+              std::to_string(pid) + " (mgb run (x)) S 1 " + std::to_string(pgrp) + " 0\n");
+    dir.Write("proc/" + std::to_string(pid) + "/statm", "999 " + std::to_string(pages) + " 0\n");
+  };
+  process(100, 100, 10);
+  process(101, 100, 5);
+  process(200, 200, 7);
+  process(300, 300, 1);
+  std::filesystem::create_directories(proc + "/self");
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  std::map<pid_t, uint64_t> groups = GroupResidentBytes({100, 200, 400}, proc);
+  CHECK(groups[100] == 15 * page);
+  CHECK(groups[200] == 7 * page);
+  CHECK_FALSE(groups.count(300));
+  CHECK(groups[400] == 0);
   CHECK(DefaultHostReserve(0) == kGiB);
   CHECK(DefaultHostReserve(252 * kGiB) == 252 * kGiB / 20);
 }
@@ -90,8 +111,8 @@ TEST_CASE("a finished job's measured host peak holds back the next run of its co
   TempDir dir;
   // 150 MiB available, 100 MiB reserve: a job known to take 200 MiB does not fit beside another.
   HostMemoryGate gate(100 * kMiB, dir.Write("meminfo", Meminfo(150 * kMiB)));
-  const std::vector<std::string> takes_200m = {
-      "python3", "-c", "b = b'x' * (200 * 2**20); print(len(b))"};
+  const std::vector<std::string> takes_200m = {"python3", "-c",
+                                               "b = b'x' * (200 * 2**20); print(len(b))"};
   std::vector<Job> jobs = {Command("first", takes_200m),
                            Command("other", {"/bin/sh", "-c", "sleep 1.2"}),
                            Command("again", takes_200m)};

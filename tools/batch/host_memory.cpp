@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "process_tree.h"
 
 namespace mgb::batch {
 
@@ -19,7 +22,8 @@ HostMemoryVerdict DecideHostMemory(uint64_t available, uint64_t reserve, uint64_
   return v;
 }
 
-std::optional<uint64_t> ReadMeminfoField(const std::string &meminfo_path, const std::string &field) {
+std::optional<uint64_t> ReadMeminfoField(const std::string &meminfo_path,
+                                         const std::string &field) {
   std::ifstream in(meminfo_path);
   std::string line;
   while (std::getline(in, line)) {
@@ -42,6 +46,22 @@ uint64_t ResidentBytes(pid_t pid, const std::string &proc_root) {
   return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
+std::map<pid_t, uint64_t> GroupResidentBytes(const std::set<pid_t> &groups,
+                                             const std::string &proc_root) {
+  std::map<pid_t, uint64_t> resident;
+  if (groups.empty()) return resident;
+  std::error_code ec;
+  for (const auto &entry : std::filesystem::directory_iterator(proc_root, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    ProcStat stat;
+    if (!ReadProcStat(pid, &stat, proc_root) || !groups.count(stat.pgrp)) continue;
+    resident[stat.pgrp] += ResidentBytes(pid, proc_root);
+  }
+  return resident;
+}
+
 HostMemoryGate::HostMemoryGate(uint64_t reserve, std::string meminfo_path, std::string proc_root)
     : reserve_(reserve), meminfo_path_(std::move(meminfo_path)), proc_root_(std::move(proc_root)) {}
 
@@ -49,8 +69,14 @@ HostMemoryVerdict HostMemoryGate::Admits(
     uint64_t expected_peak, const std::vector<std::pair<pid_t, uint64_t>> &running) const {
   std::optional<uint64_t> available = ReadMeminfoField(meminfo_path_, "MemAvailable");
   if (!available) return HostMemoryVerdict{};
+  std::set<pid_t> groups;
+  for (const auto &[group, peak] : running) groups.insert(group);
+  const std::map<pid_t, uint64_t> resident = GroupResidentBytes(groups, proc_root_);
   std::vector<RunningHostMemory> seen;
-  for (const auto &[pid, peak] : running) seen.push_back({peak, ResidentBytes(pid, proc_root_)});
+  for (const auto &[group, peak] : running) {
+    auto it = resident.find(group);
+    seen.push_back({peak, it == resident.end() ? 0 : it->second});
+  }
   return DecideHostMemory(*available, reserve_, expected_peak, seen);
 }
 

@@ -10,7 +10,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,11 @@ std::optional<uint64_t> ReadMeminfoField(const std::string &meminfo_path, const 
 // The resident set of one process (PROC_ROOT/<pid>/statm's second field, in pages); 0 when gone.
 uint64_t ResidentBytes(pid_t pid, const std::string &proc_root = "/proc");
 
+// The resident sets of every process in each of `groups` (the runner starts each job in a process
+// group of its own, so a wrapper's children count with it), by group.
+std::map<pid_t, uint64_t> GroupResidentBytes(const std::set<pid_t> &groups,
+                                             const std::string &proc_root = "/proc");
+
 // The gate as the runner uses it: the system's files, the reserve, and each job's expected peak.
 class HostMemoryGate {
  public:
@@ -48,8 +55,8 @@ class HostMemoryGate {
   // writes.
   HostMemoryGate(uint64_t reserve, std::string meminfo_path, std::string proc_root = "/proc");
 
-  // Whether a job expected to peak at `expected_peak` may start beside `running` (pid, expected
-  // peak). Admits when the meminfo file cannot be read: no view, no gate.
+  // Whether a job expected to peak at `expected_peak` may start beside `running` (process group,
+  // expected peak). Admits when the meminfo file cannot be read: no view, no gate.
   HostMemoryVerdict Admits(uint64_t expected_peak,
                            const std::vector<std::pair<pid_t, uint64_t>> &running) const;
 

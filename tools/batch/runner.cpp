@@ -207,6 +207,7 @@ BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options)
   // first held it (-1: never), so that the hold is reported once and timed.
   std::map<std::string, uint64_t> host_peaks = options.host_peaks;
   std::vector<double> held_since(jobs.size(), -1);
+  double next_host_look_s = 0;
   auto expected_host_peak = [&](const Job &job) {
     auto it = host_peaks.find(CommandLine(job));
     return it != host_peaks.end() && it->second > 0 ? it->second : job.host_memory_bytes;
@@ -251,7 +252,14 @@ BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options)
       if (position == queue.size()) break;
       const size_t index = queue[position];
       JobRecord &r = result.records[index];
-      if (options.host_gate != nullptr && !host_memory_allows(index, r)) break;
+      if (options.host_gate != nullptr) {
+        // A held job is looked at again at most twice a second: each look reads /proc.
+        if (held_since[index] >= 0 && elapsed() < next_host_look_s) break;
+        if (!host_memory_allows(index, r)) {
+          next_host_look_s = elapsed() + 0.5;
+          break;
+        }
+      }
       queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(position));
       r.started_s = elapsed();
       if (held_since[index] >= 0) r.host_wait_s = r.started_s - held_since[index];
@@ -286,6 +294,7 @@ BatchResult RunBatch(const std::vector<Job> &jobs, const RunnerOptions &options)
       Complete(r, status, usage, elapsed());
       uint64_t &learned = host_peaks[CommandLine(r.job)];
       learned = std::max(learned, r.host_peak_bytes);
+      next_host_look_s = 0;  // memory came free: a held job may go now
       running.erase(running.begin() + i);
       ++done;
       crashed += r.crashed;
