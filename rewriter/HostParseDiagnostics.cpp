@@ -189,6 +189,10 @@ private:
       return true;
     if (!ci_.hasSema())
       return false;
+    if ((id == diag::err_redeclaration_different_type ||
+         id == diag::err_redefinition_different_type) &&
+        redeclaresBuiltinVariable(info))
+      return true;
     const Sema &sema = ci_.getSema();
     if (isDeviceOnly(sema.getCurFunctionDecl(/*AllowLambda=*/true)) ||
         isDeviceOnly(sema.getCurFunctionDecl(/*AllowLambda=*/false)))
@@ -198,6 +202,27 @@ private:
           {info.getLocation(), messageOf(info),
            sema.CodeSynthesisContexts.front().PointOfInstantiation});
       return true;
+    }
+    return false;
+  }
+
+  // `extern const dim3 blockDim;` at namespace scope in the host pass (ccminer's cuda_helper.h,
+  // for editors): nvcc's host compile declares the built-in variables with exactly those types, so
+  // it accepts the redeclaration; clang declares them with types of its own
+  // (__clang_cuda_builtin_vars.h) and rejects it. The kernels keep clang's declaration.
+  bool redeclaresBuiltinVariable(const Diagnostic &info) const {
+    if (info.getNumArgs() < 1 || info.getArgKind(0) != DiagnosticsEngine::ak_declarationname)
+      return false;
+    const DeclarationName name = DeclarationName::getFromOpaqueInteger(info.getRawArg(0));
+    static const std::set<std::string> builtins = {"threadIdx", "blockIdx", "blockDim", "gridDim",
+                                                   "warpSize"};
+    if (!name.isIdentifier() || !builtins.count(name.getAsString()))
+      return false;
+    const SourceManager &sm = ci_.getSourceManager();
+    for (const NamedDecl *d : ci_.getASTContext().getTranslationUnitDecl()->lookup(name)) {
+      if (llvm::StringRef(sm.getFilename(sm.getSpellingLoc(d->getLocation())))
+              .ends_with("__clang_cuda_builtin_vars.h"))
+        return true;
     }
     return false;
   }

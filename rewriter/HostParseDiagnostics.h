@@ -9,6 +9,9 @@
 //  - a member declared without target attributes and defined out of line __device__ (nvcc's
 //    warning #20039; clang finds no declaration for it), once the end of the parse confirms the
 //    host declaration with the same type exists;
+//  - the built-in variables (threadIdx, blockDim...) declared again at namespace scope with other
+//    types than clang's own (`extern const dim3 blockDim;` for the host pass, as nvcc's host
+//    compile declares them): the kernels keep clang's declarations;
 //  - errors inside a template instantiation that only device-only functions reach (a
 //    __host__ __device__ member of a class template called from a kernel, which nvcc's host
 //    compile never instantiates), once the end of the parse confirms it.

@@ -16,7 +16,10 @@
 //   Jacobi, round 15): mgb_arg and mgb_prepare did not compile for a restrict-qualified pointer;
 // - a member of a dependent base called unqualified in a __host__ __device__ member that only a
 //   kernel instantiates (cudaKDTree's candidate lists, round 15): nvcc's front end accepts it and
-//   its host compile never instantiates it; clang's parse rejected it.
+//   its host compile never instantiates it; clang's parse rejected it;
+// - the built-in variables declared again for the host pass with the types nvcc's host compile
+//   gives them (ccminer's cuda_helper.h, round 16, for editors): clang declares them with types
+//   of its own and rejected the file.
 // CHECK-MESSAGES-NOT: error
 #include <cstdio>
 #include <cub/util_device.cuh>
@@ -158,6 +161,25 @@ float sumOfOnes(int n) {
   return sum;
 }
 
+#ifndef __CUDA_ARCH__
+extern const dim3 blockDim;
+extern const uint3 threadIdx;
+#endif
+
+__global__ void blockSize(int *out) { out[threadIdx.x] = blockDim.x; }
+
+// CHECK-LABEL: int blockSizeOnDevice()
+int blockSizeOnDevice() {
+  int *d = nullptr;
+  // CHECK: mgb_task_begin
+  cudaMalloc(&d, 32 * sizeof(int));
+  blockSize<<<1, 32>>>(d);
+  int h = 0;
+  cudaMemcpy(&h, d + 31, sizeof(int), cudaMemcpyDeviceToHost);
+  cudaFree(d);
+  return h;
+}
+
 int main() {
   srand(static_cast<unsigned>(time(NULL)));
   Counter *c = new Counter;
@@ -168,5 +190,6 @@ int main() {
   printf("tally %d (expect 28)\n", sumOfThreadIndices(8));
   printf("ones %.0f (expect 1000)\n", sumOfOnes(1000));
   printf("decoded %.0f (expect 5)\n", decodeOnDevice());
+  printf("block size %d (expect 32)\n", blockSizeOnDevice());
   return 0;
 }
