@@ -234,6 +234,35 @@ if(NOT rc_bad EQUAL 2 OR NOT err_bad MATCHES "MGB_ROOT=.*is not a directory")
   message(FATAL_ERROR "a bad MGB_ROOT should fail with status 2 (${rc_bad}):\n${err_bad}")
 endif()
 
+# A project compiled from the top of its source tree with `-I./`, sources in subdirectories and
+# a launch in a header of another subdirectory (GPUMD's Makefile, round 16): the root widens to
+# that include directory, so the header's launch is rewritten (before: reported outside the root
+# and bound eagerly); and with MGB_ROOT naming it, the compile finds the header's rewritten copy
+# (before: `-I./` naming the root itself found the original, unreported).
+file(WRITE ${OUT}/incroot/src/util/vec.cuh "#pragma once\n"
+     "template <typename T> __global__ void fill_k(int n, T v, T *d) { if (threadIdx.x < n) d[threadIdx.x] = v; }\n"
+     "template <typename T> struct Vec {\n  T *d = nullptr; int n = 32;\n"
+     "  void fill(T v) { fill_k<<<1, 32>>>(n, v, d); }\n};\n")
+file(WRITE ${OUT}/incroot/src/app/main.cu "#include \"util/vec.cuh\"\n"
+     "int main() { Vec<float> v; cudaMalloc(&v.d, 128); v.fill(1.0f); cudaFree(v.d); return 0; }\n")
+foreach(case "joined;;-I./" "separate;;-I;./" "root;MGB_ROOT=.;-I./")
+  list(GET case 0 name)
+  list(GET case 1 env)
+  list(SUBLIST case 2 -1 include)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env MGB_STRICT=1 ${env} ${MGB_NVCC} ${include}
+                          -c app/main.cu -o ${name}.o
+                  WORKING_DIRECTORY ${OUT}/incroot/src TIMEOUT 120 RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR err MATCHES "outside --root")
+    message(FATAL_ERROR "-I naming the project's source top (${name}): util/vec.cuh's launch "
+                        "should be rewritten (${rc}):\n${err}")
+  endif()
+  expect_symbols("incroot/src/${name}.o;U mgb_launch_prepare")
+  symbols(incroot/src/${name}.o syms)
+  if(syms MATCHES "mgb_note_unseen_code")
+    message(FATAL_ERROR "${name}: the object binds eagerly:\n${syms}")
+  endif()
+endforeach()
+
 # Dependency files the compiler names itself (-MD without -o or -MF: SOURCE.d here; -Wp,-MD,FILE)
 # name the sources, not the drivers' temporary copies.
 file(MAKE_DIRECTORY ${OUT}/deps)
