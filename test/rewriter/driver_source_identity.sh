@@ -11,6 +11,8 @@
 #     file", no fallback;
 #  3. an untouched header's __FILE__ and its warnings, host and device (driver_identity/
 #     untouched_header), with the source spelled three ways (before: warnings named the mirror);
+#  5. (run before 4) a project compiled from its source top with -I./ or an absolute -I: an
+#     untouched header found through the mirror keeps the line's spelling (before: the root's);
 #  4. a C source with nothing to rewrite (driver_identity/untouched_source.c) through mgb-cc: gcc's
 #     warnings and __FILE__/__LINE__ as in the original compile (before: the temporary copy's path).
 # Usage: driver_source_identity.sh MGB_NVCC NVCC NM TEST_DIR(test/rewriter)
@@ -74,6 +76,33 @@ for spelling in ../src/untouched_header/main.cu main.cu "$dir/src/untouched_head
     fail "unexpected nvcc warnings for $spelling: $(cat "$dir/untouched.plain.err")"
   diff "$dir/untouched.plain.err" "$dir/untouched.mgb.err" >"$dir/untouched.err.diff" ||
     fail "warnings in an untouched header name another file ($spelling): $(cat "$dir/untouched.err.diff")"
+done
+# 5. A project compiled from the top of its sources with sources in subdirectories (GPUMD's
+#    `-I./` from src/): the root widens to that directory and both headers are searched in the
+#    mirror first; the header the rewrite leaves alone must still be named as the line spells the
+#    directory (./util/where.h, or absolute), in __FILE__ and in its warnings.
+mkdir -p "$dir/proj/app" "$dir/proj/util"
+cp "$tests/driver_identity/untouched_header/where.h" "$dir/proj/util/"
+printf '%s\n' '#pragma once' \
+  'template <typename T> __global__ void fill_k(T *d) { d[threadIdx.x] = T(1); }' \
+  'template <typename T> struct Vec { T *d = nullptr; void fill() { fill_k<<<1, 32>>>(d); } };' \
+  >"$dir/proj/util/vec.cuh"
+printf '%s\n' '#include "util/vec.cuh"' '#include "util/where.h"' \
+  'int main() { where_host(); Vec<float> v; cudaMalloc(&v.d, 128); v.fill(); cudaFree(v.d); return 0; }' \
+  >"$dir/proj/app/main.cu"
+for inc in -I./ "-I$dir/proj"; do
+  (cd "$dir/proj" && "$nvcc" -arch=sm_90 "$inc" -E app/main.cu | untouched >"$dir/proj.plain" &&
+    "$nvcc" -arch=sm_90 "$inc" -c app/main.cu -o "$dir/proj.o" 2>"$dir/proj.plain.err") ||
+    fail "nvcc $inc failed"
+  (cd "$dir/proj" && "$mgb_nvcc" -arch=sm_90 "$inc" -E app/main.cu 2>/dev/null | untouched >"$dir/proj.mgb" &&
+    MGB_STRICT=1 "$mgb_nvcc" -arch=sm_90 "$inc" -c app/main.cu -o "$dir/proj.o" 2>"$dir/proj.mgb.err") ||
+    fail "mgb-nvcc $inc failed: $(cat "$dir/proj.mgb.err")"
+  grep -q 'util/where.h' "$dir/proj.plain" || fail "unexpected original markers ($inc): $(cat "$dir/proj.plain")"
+  diff "$dir/proj.plain" "$dir/proj.mgb" >"$dir/proj.diff" ||
+    fail "__FILE__ of util/where.h differs ($inc): $(cat "$dir/proj.diff")"
+  diff "$dir/proj.plain.err" "$dir/proj.mgb.err" >"$dir/proj.err.diff" ||
+    fail "warnings of util/where.h name another file ($inc): $(cat "$dir/proj.err.diff")"
+  "$nm" "$dir/proj.o" | grep -q "U mgb_launch_prepare" || fail "util/vec.cuh's launch is not rewritten ($inc)"
 done
 # 4. An untouched C source through mgb-cc (beside mgb-nvcc): the same warnings and __FILE__.
 mgb_cc="$(dirname "$mgb_nvcc")/mgb-cc"
