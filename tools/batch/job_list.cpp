@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_checks.h"
+
 namespace mgb::batch {
 namespace {
 
@@ -35,7 +37,7 @@ std::string ParseJob(const json &j, Job &job) {
                               std::pair{"host_memory_bytes", &job.host_memory_bytes}}) {
     if (!j.contains(field)) continue;
     const json &m = j[field];
-    if (!m.is_number_unsigned() && !(m.is_number_integer() && m.get<int64_t>() >= 0))
+    if (!IsNonNegativeInteger(m))
       return std::string(".") + field + ": must be a non-negative integer";
     *bytes = m.get<uint64_t>();
   }

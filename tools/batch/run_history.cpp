@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_checks.h"
+
 namespace mgb::batch {
 
 std::string CommandLine(const Job &job) {
@@ -46,7 +48,7 @@ absl::StatusOr<RunHistory> ParseRunHistory(const std::string &text, const std::s
     if (succeeded) history.run_s[CommandLine(job)].push_back(j["run_s"].get<double>());
     if (j.contains("host_peak_bytes")) {
       const json &peak = j["host_peak_bytes"];
-      if (!peak.is_number_unsigned() && !(peak.is_number_integer() && peak.get<int64_t>() >= 0)) {
+      if (!IsNonNegativeInteger(peak)) {
         return absl::InvalidArgumentError(where +
                                           ".host_peak_bytes: must be a non-negative integer");
       }

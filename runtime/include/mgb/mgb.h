@@ -344,8 +344,8 @@ mgb_arg(mgb_T &&mgb_value) {
   return std::forward<mgb_T>(mgb_value);
 }
 
-/* mgb_prepare(grid, block, kernel, site, args...): mgb_launch_prepare with the arguments' values.
- */
+/* mgb_prepare(grid, block, kernel, site, args...): mgb_launch_prepare with the arguments'
+ * values. */
 template <class... mgb_Args>
 inline cudaError_t mgb_prepare(mgb_dim3 mgb_grid, mgb_dim3 mgb_block, const void *mgb_kernel,
                                const char *mgb_site, const mgb_Args &...mgb_args) {
