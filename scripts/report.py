@@ -114,7 +114,7 @@ def main(argv):
         one_node = metrics.node_from_samples(one_gpu, 0, 0, args.context_mib)
         extra = side_by_side.section(calls, [r for r in one_gpu if not r.simulated], one_node, args.one_gpu)
     extra += rodinia
-    extra += paper_nn.section(runs)
+    extra += paper_nn.section(runs, node)
     text, pngs = markdown.document(runs, node, plots_dir, _command(argv), extra)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:

@@ -23,7 +23,8 @@ usage: scripts/paper/paper-mix.sh --bundle DIR --mgb-bin DIR [--wl FILE] [--runs
                                 another (one job at a time: the single-assignment baseline)
                  gpusched@N     GPU-Sched's scheduler (policy mgb_basic, the paper's Algorithm 3)
                                 and its workloader with N workers, MPS on
-                 mgb@N          mgbd --policy mgb and `mgb batch --workers N`, MPS on (eval.sh)
+                 mgb@N          mgbd --policy mgb and `mgb batch --workers N`, MPS on (eval.sh);
+                                mgb@auto: `--workers auto` (the count adapts to the node)
                  POLICY@N       eval.sh's other mgbd policies with N workers, MPS on: single
                                 (single-assignment: N = the GPUs; also the solo reference
                                 report.py's bound comes from), cg:K (core-to-GPU, memory-blind),
@@ -73,7 +74,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 for r in $RUNS; do  # checked before any device time is spent
-  [[ "$r" =~ ^(warm|bound|bound-busy|solo|pair-same|pair-own|(gpusched|mgb|mgb-lpt|blind|single|cg:[1-9][0-9]*|memory|schedgpu)@[1-9][0-9]*)$ ]] ||
+  [[ "$r" =~ ^(warm|bound|bound-busy|solo|pair-same|pair-own|mgb@auto|(gpusched|mgb|mgb-lpt|blind|single|cg:[1-9][0-9]*|memory|schedgpu)@[1-9][0-9]*)$ ]] ||
     { echo "paper-mix.sh: --runs: '$r' is not a run (see --help)" >&2; exit 2; }
 done
 [ "$DIRS" = own ] || [ "$DIRS" = shared ] || { echo "paper-mix.sh: --dirs must be own or shared, got '$DIRS'" >&2; exit 2; }

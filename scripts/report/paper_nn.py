@@ -2,6 +2,7 @@
 Darknet workloads. scripts/paper/darknet/run-on-gpu.sh names each job list after its job type
 (predict19.json, train.json, mix.json...), which is how their runs are found here."""
 
+import metrics
 from markdown import fmt
 
 # The paper's figures (4 x V100): mgb's throughput over schedGPU for the homogeneous 8-job
@@ -22,7 +23,17 @@ def _ratio(a, b):
     return a.throughput_per_hour / b.throughput_per_hour
 
 
-def section(runs):
+def _ceiling(baseline, group, node):
+    """The most any scheduler could gain over the baseline on this node: its makespan over the
+    workload's lower bound (solo times from the group's single-assignment run)."""
+    single = metrics.baseline(group)
+    if baseline is None or single is None or baseline.succeeded < len(baseline.jobs):
+        return None
+    bound = metrics.makespan_lower_bound(single.jobs, metrics.solo_times(single), node)
+    return baseline.makespan_s / bound[0] if bound and bound[0] > 0 else None
+
+
+def section(runs, node):
     """Lines of the table, empty when no run is of a Darknet job type."""
     rows = []
     for workload in PAPER:
@@ -34,22 +45,32 @@ def section(runs):
             continue
         best = max(mgbs, key=lambda r: r.throughput_per_hour)
         against, paper, said = PAPER[workload]
-        ours = _ratio(best, single if against == "single" else schedgpu)
+        baseline = single if against == "single" else schedgpu
+        ours = _ratio(best, baseline)
+        ceiling = _ceiling(baseline, group, node)
         # Judged at the precision shown (2.70x is the paper's 2.7x, whatever the last bits).
-        verdict = "-" if ours is None else ("met" if round(ours, 2) >= paper else
+        met = ours is not None and round(ours, 2) >= paper
+        verdict = "-" if ours is None else ("met" if met else
                                             f"missed by {100.0 * (1.0 - ours / paper):.0f}%")
+        if ours is not None and not met and ceiling is not None and round(ceiling, 2) < paper:
+            verdict += " (beyond the bound here)"
         cell = lambda r: "-" if r is None else f"{r.makespan_s:.1f} s"
         lost = sum(len(r.jobs) - r.succeeded for r in group if r.policy == "mgb")
         rows.append(
             f"| {workload} | {len(best.jobs)} | {cell(single)} | {cell(schedgpu)} | "
             f"{best.makespan_s:.1f} s @{best.workers} | {fmt(_ratio(best, single), '{:.2f}x')} | "
-            f"{fmt(_ratio(best, schedgpu), '{:.2f}x')} | {said} | {verdict} | {lost} |")
+            f"{fmt(_ratio(best, schedgpu), '{:.2f}x')} | {said} | {fmt(ceiling, '{:.2f}x')} | "
+            f"{verdict} | {lost} |")
     if not rows:
         return []
     return ["### The paper's neural-network study (Darknet)", "",
             "The best mgb run of each job type's workload against the same call's "
             "single-assignment and schedGPU-like (`mgbd --policy schedgpu`) runs, beside the "
-            "paper's figure for it (docs/evaluation.md has the setup).", "",
+            "paper's figure for it (docs/evaluation.md has the setup). The bound allows: the "
+            "most any scheduler could gain over the paper's baseline on this node, the "
+            "baseline's makespan over the workload's lower bound (evaluation.md; solo times from "
+            "the single-assignment run). Where it is below the paper's figure, no scheduler "
+            "could meet that figure here.", "",
             "| workload | jobs | single-assignment | schedGPU-like | mgb | mgb x single "
-            "| mgb x schedGPU | paper | against the paper | jobs lost by mgb |",
-            "|" + "---|" * 10] + rows
+            "| mgb x schedGPU | paper | the bound allows | against the paper | jobs lost by mgb |",
+            "|" + "---|" * 11] + rows

@@ -63,13 +63,17 @@ class Call:
     device: str
     mix: dict          # mix.wl.json
     systems: list = field(default_factory=list)
+    gpus: int = 2      # the node's GPUs: machine.txt's lines, else the NVML samples' width
     note: str = ""     # note.txt beside the results: what the table must say about this call
     superseded: str = ""  # superseded.txt: why its mgb runs no longer speak for the build (aims)
 
     @property
     def mix_name(self):
+        """The mix and, where the node is not the 2-GPU one the mixes were drawn for, its GPUs:
+        the same mix on 4 GPUs is another experiment (its own single-assignment and bound)."""
         m = self.mix
-        return f"rodinia-{m['gpu_gib']:g}-{m['jobs']}-{m['ratio'].replace(':', 'to')}"
+        name = f"rodinia-{m['gpu_gib']:g}-{m['jobs']}-{m['ratio'].replace(':', 'to')}"
+        return name if self.gpus == 2 else f"{name} on {self.gpus} GPUs"
 
 
 def _eval_runs(folder):
@@ -140,6 +144,7 @@ def load_call(folder):
             done=n - lost if ok else 0, crashed=lost, stopped=0 if ok else n - lost))
     if not call.systems:
         raise InputError(f"{folder}: no runs (runs.tar.gz and paper-mix.log hold none)")
+    call.gpus = _gpus_of(folder, call.systems)
     return call
 
 
@@ -238,8 +243,16 @@ def bound(mix, solo, node):
     return metrics.makespan_lower_bound(jobs, times, node)
 
 
-def _gpus(calls):
-    counts = [len(s.run.samples[0].util) for c in calls for s in c.systems if s.run and s.run.samples]
+def _gpus_of(folder, systems):
+    """machine.txt (paper-mix.sh: one nvidia-smi line per GPU), else the widest NVML sample of
+    the call's runs, else 2 (the node the mixes were drawn for)."""
+    machine = os.path.join(folder, "machine.txt")
+    if os.path.exists(machine):
+        with open(machine, errors="replace") as f:
+            count = len(re.findall(r"^NVIDIA [^,\n]*, \d+ MiB", f.read(), re.MULTILINE))
+        if count:
+            return count
+    counts = [len(s.run.samples[0].util) for s in systems if s.run and s.run.samples]
     return max(counts) if counts else 2
 
 
@@ -260,7 +273,7 @@ def _session_of(call):
 
 def _mix_lines(name, calls, context_bytes, others=()):
     mix = calls[0].mix
-    gpus = _gpus(calls)
+    gpus = calls[0].gpus
     node = metrics.Node(gpus=gpus, memory_bytes=mix["gpu_gib"] * metrics.GIB, context_bytes=context_bytes)
     total = sum(j["bytes"] for j in mix["mix"]) / metrics.GIB
     lines = [f"#### {name}: {len(mix['mix'])} jobs, {total:.0f} GiB predicted "
@@ -322,7 +335,8 @@ def _mix_lines(name, calls, context_bytes, others=()):
                          f"{counts} | {_fmt(x_sa, '{:.2f}x')} | "
                          f"{_fmt(x_gs, '> {:.2f}x' if gs_is_floor else '{:.2f}x')} | "
                          f"{_fmt(over, '{:+.0%}')} |")
-            if s.system == "mgb" and _session_of(c) == latest and not c.superseded:
+            # Every mgb run counts, "mgb (auto workers)" too.
+            if s.system.split(" ")[0] == "mgb" and _session_of(c) == latest and not c.superseded:
                 flags["lost"] += s.crashed
                 if x_sa is not None:
                     flags["single"].append(x_sa)

@@ -158,6 +158,26 @@ class RodiniaMixReportTest(unittest.TestCase):
         proc, text = self.generate(os.path.join(self.calls, "call3"))
         self.assertIn("| mgb vs GPU-Sched, same call | >= 1.3x | > 2.73x |", text)
 
+    def test_a_node_of_four_gpus_is_its_own_experiment(self):
+        # The same mix on a 4-GPU node (machine.txt: one nvidia-smi line per GPU) gets its own
+        # heading, single-assignment and bound; call1 and call2 (2 GPUs) lend it solo times only.
+        four = os.path.join(self.tmp.name, "four", "call1")
+        write_call(four, {"mgb-w8": run("mgb", 8, [job(0, "A", 0, 21), job(1, "A", 0, 25), job(2, "B", 0, 6)])},
+                   [])
+        with open(os.path.join(four, "machine.txt"), "w") as f:
+            f.write("== today\n64\n" + "NVIDIA H200, 143771 MiB, 580.159.04\n" * 4)
+        proc, text = self.generate(self.calls, os.path.dirname(four))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("#### rodinia-140-3-1to1: 3 jobs, 35 GiB predicted (0.1x 2 x 140 GiB)", text)
+        self.assertIn("#### rodinia-140-3-1to1 on 4 GPUs: 3 jobs, 35 GiB predicted (0.1x 4 x 140 GiB)", text)
+        section = text.split("on 4 GPUs:")[1].split("####")[0]
+        # Every solo time borrowed from the 2-GPU calls' rates (A 1 s/GiB, B 1 s/GiB): 10, 20, 5 s.
+        self.assertIn("Single-assignment makespan: **20.0 s** (worked out from solo times, 0 measured "
+                      "and 3 estimated", section)
+        self.assertIn("four/call1 |", section)
+        self.assertNotIn("calls/call1 |", section)
+        self.assertEqual(self.row(text, "four/call1", "mgb")[4:7], ["25.0", "3 / 0 / 0", "0.80x"])
+
     def test_no_program_alone_gives_no_single_figure(self):
         # Only call1: job 2's program B never finished alone, so no single-assignment figure is made up.
         proc, text = self.generate(os.path.join(self.calls, "call1"))
