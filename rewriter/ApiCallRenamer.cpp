@@ -50,6 +50,7 @@ void ApiCallRenamer::run(const MatchFinder::MatchResult &result) {
   }
   if (!renameToken(nameLoc, name, result))
     return;
+  warnIfRemoved(call, name, *result.Context);
   // mgb_ twins declare no default arguments: spell out the ones the call relies on.
   std::string defaults;
   PrintingPolicy policy(result.Context->getLangOpts());
@@ -64,6 +65,22 @@ void ApiCallRenamer::run(const MatchFinder::MatchResult &result) {
     edits_.insert(SM.getSpellingLoc(call->getRParenLoc()), defaults, SM);
   // CUDA's templates that take the kernel itself (cudaLaunchKernel<T>, cudaLaunchKernelEx...)
   // have templates of the same shape in mgb.h: the call stays as written.
+}
+
+void ApiCallRenamer::warnIfRemoved(const CallExpr *call, llvm::StringRef name,
+                                   const ASTContext &Ctx) {
+  const FunctionDecl *callee = call->getDirectCallee();
+  if (!callee)
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (llvm::sys::path::filename(SM.getFilename(SM.getSpellingLoc(callee->getLocation()))) !=
+      "mgb_removed_cuda_api.h")
+    return;
+  diagnostics_.warn(call->getBeginLoc(), Ctx,
+                    "`" + name.str() +
+                        "` is not in this CUDA toolkit's runtime (removed in CUDA "
+                        "12), so nvcc rejects this call as written; the rewrite calls `" +
+                        replacementName(name) + "`, which replaced it");
 }
 
 bool ApiCallRenamer::allocatesInLibraryHeader(SourceLocation at, llvm::StringRef name,

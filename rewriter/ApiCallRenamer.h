@@ -4,6 +4,7 @@
 #define MGB_REWRITER_APICALLRENAMER_H
 
 #include "EditSet.h"
+#include "RewriteDiagnostics.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -13,7 +14,8 @@ namespace mgb::rewriter {
 
 class ApiCallRenamer : public clang::ast_matchers::MatchFinder::MatchCallback {
 public:
-  explicit ApiCallRenamer(EditSet &edits) : edits_(edits) {}
+  ApiCallRenamer(EditSet &edits, RewriteDiagnostics &diagnostics)
+      : edits_(edits), diagnostics_(diagnostics) {}
   void registerMatchers(clang::ast_matchers::MatchFinder &finder);
   void run(const clang::ast_matchers::MatchFinder::MatchResult &result) override;
   void onStartOfTranslationUnit() override { callees_.clear(); }
@@ -32,7 +34,14 @@ private:
   static bool allocatesInLibraryHeader(clang::SourceLocation at, llvm::StringRef name,
                                        const clang::SourceManager &SM);
 
+  // A call of a runtime function this toolkit no longer has (declared for the parse only, by
+  // shim/mgb_removed_cuda_api.h): renamed, it compiles where nvcc rejects the original, which
+  // the build must say.
+  void warnIfRemoved(const clang::CallExpr *call, llvm::StringRef name,
+                     const clang::ASTContext &Ctx);
+
   EditSet &edits_;
+  RewriteDiagnostics &diagnostics_;
   std::set<const clang::Expr *> callees_; // callees of the calls seen so far
 };
 

@@ -1,5 +1,6 @@
 #include "EditSet.h"
 
+#include "clang/Lex/Lexer.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -55,6 +56,57 @@ bool EditSet::replace(CharSourceRange range, llvm::StringRef text, const SourceM
   std::optional<Edit> edit = editOf(range, text, SM, file);
   if (!edit)
     return false;
+  edits_[file].emplace(std::move(*edit), sequence_++);
+  return true;
+}
+
+void EditSet::sortAsApplied(std::vector<std::pair<Edit, unsigned>> &edits) {
+  // Equal offsets: insertions first, in the order they were made (an opening brace before the
+  // probe it encloses), then the replacement.
+  std::stable_sort(edits.begin(), edits.end(), [](const auto &a, const auto &b) {
+    return std::tuple(a.first.offset, a.first.length, a.second) <
+           std::tuple(b.first.offset, b.first.length, b.second);
+  });
+}
+
+std::vector<EditSet::Edit> EditSet::editsInside(const std::string &file, unsigned offset,
+                                                unsigned length) const {
+  std::vector<std::pair<Edit, unsigned>> inside;
+  if (auto it = edits_.find(file); it != edits_.end())
+    for (const auto &[edit, made] : it->second) {
+      bool within = edit.offset >= offset && edit.offset + edit.length <= offset + length;
+      bool atAnEnd = edit.length == 0 && (edit.offset == offset || edit.offset == offset + length);
+      if (within && !atAnEnd && !(edit.offset == offset && edit.length == length))
+        inside.emplace_back(edit, made);
+    }
+  sortAsApplied(inside);
+  std::vector<Edit> out;
+  for (auto &[edit, made] : inside)
+    out.push_back(std::move(edit));
+  return out;
+}
+
+std::string EditSet::textWithEdits(CharSourceRange range, const SourceManager &SM,
+                                   const LangOptions &LO) const {
+  std::string text = Lexer::getSourceText(range, SM, LO).str();
+  std::string file;
+  std::optional<Edit> whole = editOf(range, "", SM, file);
+  if (!whole)
+    return text;
+  // Applied from the back, so that each edit's offset into `text` is still the original one.
+  std::vector<Edit> inside = editsInside(file, whole->offset, whole->length);
+  for (auto it = inside.rbegin(); it != inside.rend(); ++it)
+    text.replace(it->offset - whole->offset, it->length, it->text);
+  return text;
+}
+
+bool EditSet::replaceMoving(CharSourceRange range, llvm::StringRef text, const SourceManager &SM) {
+  std::string file;
+  std::optional<Edit> edit = editOf(range, text, SM, file);
+  if (!edit)
+    return false;
+  for (const Edit &moved : editsInside(file, edit->offset, edit->length))
+    edits_[file].erase(moved);
   edits_[file].emplace(std::move(*edit), sequence_++);
   return true;
 }
@@ -134,12 +186,7 @@ llvm::Expected<tooling::Replacements> EditSet::replacementsFor(const std::string
   if (it == edits_.end())
     return result;
   std::vector<std::pair<Edit, unsigned>> ordered(it->second.begin(), it->second.end());
-  // Equal offsets: insertions first, in the order they were made (an opening brace before the
-  // probe it encloses), then the replacement.
-  std::stable_sort(ordered.begin(), ordered.end(), [](const auto &a, const auto &b) {
-    return std::tuple(a.first.offset, a.first.length, a.second) <
-           std::tuple(b.first.offset, b.first.length, b.second);
-  });
+  sortAsApplied(ordered);
   for (size_t i = 0; i < ordered.size();) {
     Edit merged = ordered[i].first;
     size_t j = i + 1;

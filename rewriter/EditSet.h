@@ -27,6 +27,15 @@ public:
   // Both return false (and do nothing) when the location is not in an editable file.
   bool insert(clang::SourceLocation loc, llvm::StringRef text, const clang::SourceManager &SM);
   bool replace(clang::CharSourceRange range, llvm::StringRef text, const clang::SourceManager &SM);
+  // A range that is moved elsewhere as a copy (a launch argument hoisted into a variable) takes
+  // the edits made inside it along: textWithEdits is the range's text with those edits applied
+  // (insertions at its very ends are not inside), and replaceMoving replaces the range and drops
+  // them, so that they are neither lost nor overlapping. Without edits inside, the two are
+  // Lexer::getSourceText and replace.
+  std::string textWithEdits(clang::CharSourceRange range, const clang::SourceManager &SM,
+                            const clang::LangOptions &LO) const;
+  bool replaceMoving(clang::CharSourceRange range, llvm::StringRef text,
+                     const clang::SourceManager &SM);
 
   // Edits inside a macro's definition made for one of its expansions (a launch spelled in the
   // macro's body, found at `definition`). The definition is one text for every expansion, so
@@ -91,6 +100,10 @@ private:
   };
   std::optional<Edit> editOf(clang::CharSourceRange range, llvm::StringRef text,
                              const clang::SourceManager &SM, std::string &file) const;
+  // By offset, and at one offset in the order they apply (edit, the sequence it was made in).
+  static void sortAsApplied(std::vector<std::pair<Edit, unsigned>> &edits);
+  // The edits of `file` strictly inside [offset, offset + length), in the order they apply.
+  std::vector<Edit> editsInside(const std::string &file, unsigned offset, unsigned length) const;
   std::string macroKey(clang::SourceLocation definition, const clang::SourceManager &SM) const;
   // The group of a definition, with the translation unit being parsed among its units.
   MacroGroup &groupFor(clang::SourceLocation definition, const clang::SourceManager &SM);

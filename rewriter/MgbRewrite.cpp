@@ -291,7 +291,7 @@ std::string insertInclude(llvm::StringRef content, const std::set<std::string> &
 RewriteSession::RewriteSession(std::string root, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs)
     : explainStream_(explain_), warningStream_(warnings_), diagnostics_(warningStream_),
       edits_(std::move(root)), fs_(std::move(fs)),
-      renamer_(std::make_unique<ApiCallRenamer>(edits_)),
+      renamer_(std::make_unique<ApiCallRenamer>(edits_, diagnostics_)),
       tasks_(std::make_unique<FunctionTaskCallback>(edits_, explainStream_, diagnostics_)),
       unmanaged_(std::make_unique<UnmanagedLaunchReporter>(edits_, diagnostics_)),
       thrust_(std::make_unique<ThrustUseReporter>(edits_, diagnostics_)),

@@ -27,6 +27,9 @@ public:
       return;
     }
     explain_ << "\n";
+    // Library calls first, in every task: one spelled inside a launch's argument (`k<<<g, b>>>(
+    // thrust::raw_pointer_cast(&v[0]))` in a template) has its edits made before the launch
+    // hoists that argument, which takes them along (EditSet::replaceMoving).
     for (const Task &T : plan_.tasks) {
       if (T.isStatic) {
         writeStatic(T);
@@ -37,7 +40,14 @@ public:
             writeLibraryCall(*L, T);
       } else
         for (const Launch *L : T.launches)
-          L->library ? writeLibraryCall(*L, T) : writeLazy(*L, T.lazyReason);
+          if (L->library)
+            writeLibraryCall(*L, T);
+    }
+    for (const Task &T : plan_.tasks) {
+      if (!T.isStatic)
+        for (const Launch *L : T.launches)
+          if (!L->library)
+            writeLazy(*L, T.lazyReason);
       for (const Launch *L : T.launches)
         wrapStream(*L);
     }
@@ -262,12 +272,12 @@ private:
         SourceLocation at = r->getBegin();
         std::string name = "mgb_launch_arg_" + std::to_string(SM_.getExpansionLineNumber(at)) +
                            "_" + std::to_string(SM_.getExpansionColumnNumber(at));
-        hoisted += "auto " + name + " = " + textOf(*r, SM_, LO_) + "; ";
+        hoisted += "auto " + name + " = " + edits_.textWithEdits(*r, SM_, LO_) + "; ";
         hoistedArgs.emplace_back(*r, name);
         prepareArgs.push_back(name);
       } else {
         args.emplace_back(*r, textOf(*r, SM_, LO_));
-        prepareArgs.push_back(args.back().second);
+        prepareArgs.push_back(edits_.textWithEdits(*r, SM_, LO_));
       }
     }
     // In a macro body each argument edited must be its own piece of the definition: one
@@ -313,7 +323,7 @@ private:
       edits_.insert(r.getEnd(), ")", SM_);
     }
     for (const auto &[r, name] : hoistedArgs)
-      edits_.replace(r, "mgb_arg(" + name + ")", SM_);
+      edits_.replaceMoving(r, "mgb_arg(" + name + ")", SM_);
     const Stmt *S = enclosingStatement(L.call);
     // Hoisted arguments are declarations: braces keep them from crossing a later `case` label
     // (a statement declaring a variable itself must stay unbraced).

@@ -190,6 +190,23 @@ strict_build(spellings "nvcc's -OPTION=VALUE spellings and -Xcompiler=-fopenmp"
 strict_build(spellings "mgb-c++ -fopenmp" "spellings/h.o;U mgb_cudaMalloc"
              COMMAND ${MGB_CXX} -fopenmp -I/usr/local/cuda/include -c h.cpp -o h.o)
 
+# Include directories, macros and forced includes handed to the host compiler (round 17: miniFE's
+# `-Xcompiler "-I$(MPI_HOME)/include -pthread"`; nvcc's preprocessing sees them, blanks and commas
+# splitting the value): the parse sees them too, strictly; and a header the rewrite changed in
+# such a directory is compiled as its copy (its launch's mgb_launch_prepare), not as written.
+file(WRITE ${OUT}/xcompiler/mpi/mpi_like.h "#define MPI_LIKE 1\n__global__ void k2(int *o) { *o = 2; }\n"
+     "inline void twice(int *d) { k2<<<1, 1>>>(d); }\n")
+file(WRITE ${OUT}/xcompiler/quoted/quoted.h "#define QUOTED 1\n")
+file(WRITE ${OUT}/xcompiler/forced.h "#define FORCED 1\n")
+file(WRITE ${OUT}/xcompiler/x.cu "#include <mpi_like.h>\n#include \"quoted.h\"\n"
+     "#if !defined(FROM_HOST_FLAGS) || !defined(FORCED)\n#error the host flags were not seen\n#endif\n"
+     "__global__ void k(int *o) { o[0] = MPI_LIKE + QUOTED; }\n"
+     "int main() { int *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); twice(d); cudaFree(d); return 0; }\n")
+strict_build(xcompiler "-Xcompiler's include directories and macros"
+             "xcompiler/x.o;U mgb_task_begin;xcompiler/x.o;U mgb_launch_prepare"
+             COMMAND ${MGB_NVCC} -Xcompiler "-Impi -pthread" -Xcompiler -iquote,quoted
+                     --compiler-options=-DFROM_HOST_FLAGS,-include,forced.h -c x.cu -o x.o)
+
 # A host compiler that wraps g++ and adds an include directory of its own (round 13: TeaLeaf's
 # `nvcc -ccbin mpicxx` finding mpi.h; MGB_CXX=mpicxx for mgb-c++): the parse sees that directory.
 file(WRITE ${OUT}/wrapper/inc/only_here.h "#define ONLY_HERE 3\n")

@@ -126,3 +126,13 @@ if(NOT rc EQUAL 0 OR err MATCHES "NOT rewritten|error:" OR EXISTS ${log})
   message(FATAL_ERROR "shared_init.cu (device-only clang error) should be rewritten (${rc}):\n${err}")
 endif()
 expect_symbols(shared_init.o "U mgb_task_begin;U mgb_cudaMalloc" "mgb_note_unseen_code")
+
+# mgb-rewrite failing after a warning (round 17: an edit conflict reported after thrust's
+# warning): the message names its own error line, not the warning before it.
+file(WRITE ${OUT}/failing-rewrite.sh "#!/bin/sh\necho 'ok.cu:1:1: warning: something harmless'\necho '    1 | int x;'\necho 'mgb-rewrite: The new replacement overlaps with an existing replacement.'\nexit 1\n")
+file(CHMOD ${OUT}/failing-rewrite.sh PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+run(${CMAKE_COMMAND} -E env MGB_REWRITE=${OUT}/failing-rewrite.sh ${MGB_NVCC} -arch=sm_90 -c
+    ${SOURCE_DIR}/ok.cu -o failing.o)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "mgb-rewrite exited with status 1: mgb-rewrite: The new replacement overlaps")
+  message(FATAL_ERROR "the fallback's message should name mgb-rewrite's own error (${rc}):\n${err}")
+endif()
