@@ -112,6 +112,12 @@ if(plain_rc EQUAL 0 OR NOT rc EQUAL plain_rc OR EXISTS ${OUT}/broken.o
   message(FATAL_ERROR "strict, broken as written: nvcc's error and status (${plain_rc}) expected, "
                       "got ${rc}:\n${err}")
 endif()
+# The same without -o (miniFE's Makefile: `nvcc -c main.cu`, the object beside the source).
+run(${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_NVCC} -arch=sm_90 -c broken.cu)
+if(NOT rc EQUAL plain_rc OR EXISTS ${OUT}/broken.o OR NOT err MATCHES "identifier \"no_such_function\" is undefined")
+  message(FATAL_ERROR "strict, broken as written, no -o: nvcc's error and status (${plain_rc}) expected, "
+                      "got ${rc}:\n${err}")
+endif()
 
 # CI: --check on the source fails.
 run(${REWRITE} --check ${SOURCE_DIR}/vla_init.cu --)
@@ -129,7 +135,7 @@ expect_symbols(shared_init.o "U mgb_task_begin;U mgb_cudaMalloc" "mgb_note_unsee
 
 # mgb-rewrite failing after a warning (round 17: an edit conflict reported after thrust's
 # warning): the message names its own error line, not the warning before it.
-file(WRITE ${OUT}/failing-rewrite.sh "#!/bin/sh\necho 'ok.cu:1:1: warning: something harmless'\necho '    1 | int x;'\necho 'mgb-rewrite: The new replacement overlaps with an existing replacement.'\nexit 1\n")
+file(WRITE ${OUT}/failing-rewrite.sh "#!/bin/sh\necho 'In file included from ok.cu:1:'\necho 'ok.cu:1:1: warning: something harmless'\necho '    1 | int x;'\necho 'mgb-rewrite: The new replacement overlaps with an existing replacement.'\nexit 1\n")
 file(CHMOD ${OUT}/failing-rewrite.sh PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 run(${CMAKE_COMMAND} -E env MGB_REWRITE=${OUT}/failing-rewrite.sh ${MGB_NVCC} -arch=sm_90 -c
     ${SOURCE_DIR}/ok.cu -o failing.o)
