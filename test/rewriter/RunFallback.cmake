@@ -118,6 +118,13 @@ if(NOT rc EQUAL plain_rc OR EXISTS ${OUT}/broken.o OR NOT err MATCHES "identifie
   message(FATAL_ERROR "strict, broken as written, no -o: nvcc's error and status (${plain_rc}) expected, "
                       "got ${rc}:\n${err}")
 endif()
+# ... but with a second input (a plain C++ file) nvcc would refuse the scratch -o: no probe, the
+# strict error stands (not nvcc's complaint about -o).
+file(WRITE ${OUT}/plain.cpp "int plain() { return 1; }\n")
+run(${CMAKE_COMMAND} -E env MGB_STRICT=1 ${MGB_NVCC} -arch=sm_90 -c broken.cu plain.cpp)
+if(rc EQUAL 0 OR err MATCHES "single input file" OR NOT err MATCHES "could not be rewritten: broken.cu")
+  message(FATAL_ERROR "strict, two inputs, no -o: the strict error expected, got ${rc}:\n${err}")
+endif()
 
 # CI: --check on the source fails.
 run(${REWRITE} --check ${SOURCE_DIR}/vla_init.cu --)
