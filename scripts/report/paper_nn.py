@@ -2,8 +2,7 @@
 Darknet workloads. scripts/paper/darknet/run-on-gpu.sh names each job list after its job type
 (predict19.json, train.json, mix.json...), which is how their runs are found here."""
 
-import metrics
-from markdown import fmt
+from markdown import Analysis, fmt
 
 # The paper's figures (4 x V100): mgb's throughput over schedGPU for the homogeneous 8-job
 # workloads (detection: "similar results"), and over single-assignment for the 128-job mix.
@@ -23,13 +22,12 @@ def _ratio(a, b):
     return a.throughput_per_hour / b.throughput_per_hour
 
 
-def _ceiling(baseline, group, node):
+def _ceiling(baseline, group, workload, node):
     """The most any scheduler could gain over the baseline on this node: its makespan over the
-    workload's lower bound (solo times from the group's single-assignment run)."""
-    single = metrics.baseline(group)
-    if baseline is None or single is None or baseline.succeeded < len(baseline.jobs):
+    workload's lower bound (the bound its own table shows)."""
+    if baseline is None or baseline.succeeded < len(baseline.jobs):
         return None
-    bound = metrics.makespan_lower_bound(single.jobs, metrics.solo_times(single), node)
+    bound = Analysis(workload, group, node).bound
     return baseline.makespan_s / bound[0] if bound and bound[0] > 0 else None
 
 
@@ -47,7 +45,7 @@ def section(runs, node):
         against, paper, said = PAPER[workload]
         baseline = single if against == "single" else schedgpu
         ours = _ratio(best, baseline)
-        ceiling = _ceiling(baseline, group, node)
+        ceiling = _ceiling(baseline, group, workload, node)
         # Judged at the precision shown (2.70x is the paper's 2.7x, whatever the last bits).
         met = ours is not None and round(ours, 2) >= paper
         verdict = "-" if ours is None else ("met" if met else
